@@ -1,0 +1,113 @@
+/* client.h - one connected client: its socket, query buffer and parser
+ * state, the current command's arguments (spans into the query buffer), its
+ * output ring, and its transaction / watch state.
+ */
+#ifndef FERRY_CLIENT_H
+#define FERRY_CLIENT_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "resp_parse.h"
+#include "ring.h"
+
+/* A byte string that is not owned: a span into a buffer. */
+typedef struct span {
+    const char *p;
+    size_t len;
+} span;
+
+/* client flags */
+#define CF_CLOSE_AFTER_REPLY 0x0001   /* QUIT, protocol error: flush then close */
+#define CF_CLOSE_ASAP        0x0002   /* close without flushing (limits) */
+#define CF_MULTI             0x0004
+#define CF_DIRTY_CAS         0x0008   /* a watched key was touched */
+#define CF_DIRTY_EXEC        0x0010   /* a command failed to queue */
+#define CF_PENDING_WRITE     0x0020   /* on srv.pending_write */
+#define CF_READ_PAUSED       0x0040   /* backpressure: not reading */
+#define CF_REPLY_OFF         0x0080   /* CLIENT REPLY OFF */
+#define CF_REPLY_SKIP_NEXT   0x0100   /* CLIENT REPLY SKIP (armed) */
+#define CF_REPLY_SKIP        0x0200   /* skip this command's reply */
+#define CF_AUTHENTICATED     0x0400
+#define CF_NO_EVICT          0x0800
+#define CF_NO_TOUCH          0x1000
+#define CF_EXECUTING_EXEC    0x2000
+#define CF_PROTECTED         0x4000   /* never closed by timeout (current client) */
+#define CF_FAKE              0x8000   /* no socket (tests, fuzzing) */
+
+struct db;
+struct command;
+
+typedef struct multi_cmd {
+    int argc;
+    span *argv;                 /* owned copies */
+    struct command *cmd;
+} multi_cmd;
+
+typedef struct client {
+    uint64_t id;
+    int fd;
+    uint32_t flags;
+    int resp;                   /* 2 or 3 */
+    struct db *db;
+    /* input */
+    char *qbuf;
+    size_t qcap, qlen, qpos;    /* unparsed request starts at qbuf+qpos */
+    resp_parser parser;
+    /* current command */
+    int argc;
+    span *argv;
+    size_t argv_cap;
+    struct command *cmd, *lastcmd;
+    /* output */
+    ring out;
+    uint64_t out_peak;
+    int64_t cob_soft_since_ms;  /* when the soft limit was first exceeded, 0 = not */
+    /* transaction */
+    multi_cmd *mstate;
+    int mcount, mcap;
+    struct watched_key *watched; /* list of keys this client watches */
+    /* identity & info */
+    char *name;
+    char *lib_name, *lib_ver;
+    char addr[64];
+    char laddr[64];
+    int64_t ctime_ms;
+    int64_t last_interaction_ms;
+    uint64_t tot_cmds;
+    /* lists */
+    struct client *prev, *next;     /* srv.clients */
+    struct client *next_pending;    /* srv.pending_write */
+    struct client *next_close;      /* srv close-async list */
+} client;
+
+client *client_create(int fd);            /* fd -1 for a fake client */
+void client_free(client *c);
+void client_close_async(client *c);       /* mark CF_CLOSE_ASAP */
+/* Feed bytes as if read from the socket, then process them (fake clients, tests, fuzzing). */
+void client_feed(client *c, const char *p, size_t n);
+void client_process_input(client *c);
+/* Schedule output flush at the end of this loop iteration. */
+void client_mark_pending(client *c);
+/* Flush all pending output (one writev per client); called before sleeping. */
+void clients_flush_pending(void);
+void client_set_db(client *c, int id);
+/* Human readable "id=.. addr=.. ..." line as CLIENT LIST prints. */
+size_t client_info_line(client *c, char *buf, size_t cap);
+void client_update_backpressure(client *c);
+
+/* listening/accept */
+int net_listen_all(void);
+
+static inline int span_eq_nocase(span s, const char *lit) {
+    size_t i = 0;
+    for (; i < s.len; i++) {
+        char a = s.p[i], b = lit[i];
+        if (!b) return 0;
+        if (a >= 'A' && a <= 'Z') a = (char)(a + 32);
+        if (b >= 'A' && b <= 'Z') b = (char)(b + 32);
+        if (a != b) return 0;
+    }
+    return lit[i] == '\0';
+}
+
+#endif

@@ -1,0 +1,76 @@
+/* command.h - the command table, lookup and dispatch.
+ *
+ * Each command group (strings, keys, connection, server, transactions...)
+ * is a file that exports a table of `command` terminated by {0}; command.c
+ * registers every group at startup and builds a lookup index.
+ */
+#ifndef FERRY_COMMAND_H
+#define FERRY_COMMAND_H
+
+#include <stdint.h>
+#include "client.h"
+
+/* flags (as COMMAND INFO reports them) */
+#define CMD_WRITE      (1u << 0)
+#define CMD_READONLY   (1u << 1)
+#define CMD_DENYOOM    (1u << 2)
+#define CMD_ADMIN      (1u << 3)
+#define CMD_PUBSUB     (1u << 4)
+#define CMD_NOSCRIPT   (1u << 5)
+#define CMD_BLOCKING   (1u << 6)
+#define CMD_LOADING    (1u << 7)
+#define CMD_STALE      (1u << 8)
+#define CMD_SKIP_MONITOR (1u << 9)
+#define CMD_SKIP_SLOWLOG (1u << 10)
+#define CMD_FAST       (1u << 11)
+#define CMD_NO_AUTH    (1u << 12)
+#define CMD_MAY_REPLICATE (1u << 13)
+#define CMD_NO_MULTI   (1u << 14)
+#define CMD_ALLOW_BUSY (1u << 15)
+#define CMD_SENTINEL   (1u << 16)
+#define CMD_MOVABLE_KEYS (1u << 17)
+#define CMD_NO_MANDATORY_KEYS (1u << 18)
+
+typedef void cmd_proc(client *c);
+
+typedef struct command {
+    const char *name;           /* lowercase; subcommands: "setname" (fullname built as "client|setname") */
+    cmd_proc *proc;
+    int arity;                  /* Redis arity: N exact, -N at least N */
+    uint32_t flags;
+    const char *acl;            /* space separated ACL categories without '@', e.g. "write string fast" */
+    int first_key, last_key, key_step;
+    const char *group;          /* "string", "generic", "connection", "server", "transactions" ... */
+    const char *summary;
+    const char *since;
+    const char *complexity;
+    struct command *subcmds;    /* container commands (CLIENT, CONFIG...), {0}-terminated */
+    /* filled at runtime */
+    struct command *parent;
+    char fullname[48];
+    uint64_t calls, usec, rejected_calls, failed_calls;
+} command;
+
+void commands_init(void);
+command *command_lookup(const span *argv, int argc);  /* resolves subcommands */
+command *command_lookup_name(const char *name, size_t len);
+/* Execute c->argv: checks, MULTI queueing, stats. */
+void command_dispatch(client *c);
+/* Call a resolved command directly (used by EXEC). */
+void command_call(client *c, command *cmd);
+void command_foreach(void (*fn)(command *cmd, void *ud), void *ud);
+size_t command_count(void);
+void commands_reset_stats(void);
+
+/* COMMAND ... */
+void cmd_command(client *c);
+
+/* group tables */
+extern command string_commands[];
+extern command keys_commands[];
+extern command conn_commands[];
+extern command server_commands[];
+extern command multi_commands[];
+extern command introspection_commands[];
+
+#endif

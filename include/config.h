@@ -1,0 +1,66 @@
+/* config.h - server configuration: the values, the directive table that
+ * loads them from a redis.conf-style file and the command line, and the
+ * CONFIG GET/SET/RESETSTAT/REWRITE commands.
+ */
+#ifndef FERRY_CONFIG_H
+#define FERRY_CONFIG_H
+
+#include <stddef.h>
+
+#define CONFIG_MAX_BIND 16
+
+enum { LOG_DEBUG_ = 0, LOG_VERBOSE_ = 1, LOG_NOTICE_ = 2, LOG_WARNING_ = 3, LOG_NOTHING_ = 4 };
+enum { COB_NORMAL = 0, COB_REPLICA = 1, COB_PUBSUB = 2, COB_CLASSES = 3 };
+enum { DEBUG_CMD_NO = 0, DEBUG_CMD_YES = 1, DEBUG_CMD_LOCAL = 2 };
+
+typedef struct cob_limit {
+    unsigned long long hard;        /* bytes, 0 = none */
+    unsigned long long soft;        /* bytes, 0 = none */
+    long long soft_seconds;
+} cob_limit;
+
+typedef struct ferry_config {
+    char *config_file;              /* absolute path, or NULL */
+    int port;
+    char *bind[CONFIG_MAX_BIND];
+    int bind_count;
+    int protected_mode;
+    char *requirepass;              /* NULL = none */
+    long long maxclients;
+    long long timeout;              /* seconds, 0 = never */
+    int tcp_keepalive;
+    int tcp_backlog;
+    int databases;
+    int daemonize;
+    char *pidfile;
+    char *logfile;                  /* "" = stdout */
+    int loglevel;
+    char *dir;
+    int hz;
+    long long proto_max_bulk_len;
+    long long client_query_buffer_limit;
+    cob_limit cob[COB_CLASSES];
+    int enable_debug_command;
+    int enable_protected_configs;
+    int metrics_port;               /* 0 = disabled */
+    unsigned long long maxmemory;
+    int maxmemory_policy;           /* index into the policy names, 0 = noeviction */
+    int maxmemory_samples;
+    long long slowlog_log_slower_than;
+    long long slowlog_max_len;
+    long long latency_monitor_threshold;
+    int latency_tracking;
+    int active_expire_effort;
+    int lazyfree_lazy_user_del;
+} ferry_config;
+
+/* Loads defaults, then the config file (if any), then --directive args, as
+ * redis-server does. On error prints a message naming file:line (or the
+ * argument) to stderr and exits(1). */
+void config_load(ferry_config *cfg, int argc, char **argv);
+void config_defaults(ferry_config *cfg);
+
+struct client;
+void cmd_config(struct client *c);   /* CONFIG GET|SET|RESETSTAT|REWRITE|HELP */
+
+#endif

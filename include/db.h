@@ -1,0 +1,79 @@
+/* db.h - the keyspace: numbered databases of typed values with millisecond
+ * expiry, lazy expiry on access, and the active expiry cycle.
+ *
+ * Values are typed (OBJ_STRING now; lists, sets, sorted sets and hashes
+ * store a pointer to their structure in the node's value area), so new types
+ * slot in without changing the table.
+ */
+#ifndef FERRY_DB_H
+#define FERRY_DB_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "dict.h"
+
+enum { OBJ_STRING = 0, OBJ_LIST = 1, OBJ_SET = 2, OBJ_ZSET = 3, OBJ_HASH = 4, OBJ_TYPES };
+/* string encodings as OBJECT ENCODING reports them */
+enum { ENC_RAW = 0, ENC_INT = 1, ENC_EMBSTR = 2 };
+
+typedef struct db {
+    dict keys;
+    int id;
+    size_t expires;                 /* keys with an expiry */
+    unsigned long expire_cursor;    /* active expiry scan position */
+    long long avg_ttl;              /* estimate, ms */
+} db;
+
+void db_init_all(int n);
+db *db_get(int id);
+
+/* Lookup with lazy expiry. Does not count hits/misses. */
+dnode *db_lookup(db *d, const char *key, size_t klen);
+/* Lookup for reading: counts keyspace hits/misses, updates LRU. */
+dnode *db_lookup_read(db *d, const char *key, size_t klen);
+/* Lookup for writing (lazy expiry, no stats). */
+dnode *db_lookup_write(db *d, const char *key, size_t klen);
+
+/* Create or overwrite key with a string value. expire_ms: absolute unix ms
+ * or -1 for none. Returns the new node (old one freed). */
+dnode *db_set_string(db *d, const char *key, size_t klen, const char *val, size_t vlen, int64_t expire_ms);
+/* Add a new key (must not exist) with a typed pointer value. */
+dnode *db_add_ptr(db *d, const char *key, size_t klen, int type, int enc, void *ptr, int64_t expire_ms);
+static inline void *dn_ptr(const dnode *n) { void *p; __builtin_memcpy(&p, dn_val(n), sizeof p); return p; }
+/* Resize a string value in place (realloc), keeping key and expiry. Returns the new node. */
+dnode *db_resize_value(db *d, dnode *n, size_t newvlen);
+/* Set/remove expiry of an existing node. Returns the (possibly moved) node. */
+dnode *db_set_expire(db *d, dnode *n, int64_t when_ms);
+dnode *db_persist(db *d, dnode *n);
+/* Delete; returns 1 if the key existed. */
+int db_delete(db *d, const char *key, size_t klen);
+/* Remove node from the db without freeing it (RENAME/MOVE). */
+dnode *db_unlink_node(db *d, const char *key, size_t klen);
+/* Insert a detached node under a (possibly different) key; returns the node actually stored. */
+dnode *db_insert_node(db *d, dnode *n, const char *key, size_t klen);
+/* Deep copy of a node's value (COPY). */
+dnode *db_copy_node(const dnode *n, const char *key, size_t klen);
+void db_free_node(dnode *n);
+size_t db_node_memory(const dnode *n);
+void db_flush(db *d);
+void db_swap(db *a, db *b);
+/* One active-expiry cycle over all dbs, within budget_us. */
+void db_active_expire(long budget_us);
+/* Rehash/shrink step from cron. */
+void db_cron_rehash(long budget_us);
+int db_is_expired(const dnode *n);
+
+/* Free hooks per type, set by the type modules. */
+typedef void value_free_fn(void *ptr);
+typedef void *value_dup_fn(const void *ptr);
+typedef size_t value_mem_fn(const void *ptr);
+void db_register_type(int type, value_free_fn *f, value_dup_fn *dup, value_mem_fn *mem);
+
+const char *obj_type_name(int type);
+const char *obj_enc_name(const dnode *n);
+
+/* WATCH support: called by every write to a key (including expiry, FLUSH). */
+void touch_watched_key(db *d, const char *key, size_t klen);
+void touch_all_watched_keys(db *d);   /* d NULL = all dbs */
+
+#endif

@@ -1,0 +1,107 @@
+/* dict.h - power-of-two chained hash table with incremental rehashing.
+ *
+ * The table is intrusive: it links dnode records whose header carries the key
+ * length, the value length, a type byte and flags, followed by the optional
+ * expiry, the key bytes and the value bytes, all in one allocation. The same
+ * node layout serves the keyspace (key -> typed value) and, later, the
+ * members of hashes and sets.
+ *
+ * Growth and shrink are incremental, as in memcached's assoc.c: two tables,
+ * and a cursor (rehash_idx) that moves a few buckets on every operation and a
+ * bounded number of microseconds from the server's cron. No single call ever
+ * moves more than DICT_REHASH_STEP buckets, so resizing a 10M-key table never
+ * stalls a command. SCAN uses a reverse-binary cursor that visits every key
+ * present for the whole scan at least once, across resizes.
+ *
+ * Hashing is SipHash-1-3 keyed per process (dict_set_seed).
+ */
+#ifndef FERRY_DICT_H
+#define FERRY_DICT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define hashsize(bits) ((size_t)1 << (bits))
+#define hashmask(bits) (hashsize(bits) - 1)
+
+#define DICT_MIN_BITS 2
+#define DICT_REHASH_STEP 1          /* buckets moved per operation */
+
+/* dnode flags */
+#define DN_EXPIRE 0x01              /* an int64 expiry (unix ms) precedes the key */
+
+typedef struct dnode {
+    struct dnode *next;
+    uint32_t klen;
+    uint32_t vlen;
+    uint8_t type;                   /* value type (keyspace: OBJ_*) */
+    uint8_t enc;                    /* value encoding */
+    uint8_t flags;                  /* DN_* */
+    uint8_t lfu;                    /* reserved for LFU eviction */
+    uint32_t lru;                   /* access clock (seconds), for OBJECT IDLETIME / LRU */
+    char data[];                    /* [int64 expire] key[klen] value[vlen] */
+} dnode;
+
+static inline char *dn_key(const dnode *n) { return (char *)n->data + ((n->flags & DN_EXPIRE) ? 8 : 0); }
+static inline char *dn_val(const dnode *n) { return dn_key(n) + n->klen; }
+static inline int64_t dn_expire(const dnode *n) {
+    int64_t t; if (!(n->flags & DN_EXPIRE)) return -1;
+    __builtin_memcpy(&t, n->data, 8); return t;
+}
+static inline void dn_set_expire_field(dnode *n, int64_t t) { __builtin_memcpy(n->data, &t, 8); }
+static inline size_t dn_size(uint32_t klen, uint32_t vlen, int with_expire) {
+    return sizeof(dnode) + (with_expire ? 8 : 0) + klen + vlen;
+}
+
+typedef struct dict {
+    dnode **table[2];
+    uint8_t bits[2];                /* table[i] has hashsize(bits[i]) buckets when non-NULL */
+    size_t used[2];
+    long rehash_idx;                /* -1: not rehashing; else next bucket of table[0] to move */
+    int pause_rehash;               /* >0: no rehash steps (safe iteration) */
+} dict;
+
+void dict_set_seed(const uint8_t seed[16]);
+uint64_t dict_hash(const char *key, size_t len);
+
+void dict_init(dict *d);
+/* Free all nodes with free_fn (may be NULL) and release the tables. */
+void dict_clear(dict *d, void (*free_fn)(dnode *));
+static inline size_t dict_size(const dict *d) { return d->used[0] + d->used[1]; }
+static inline size_t dict_buckets(const dict *d) {
+    return (d->table[0] ? hashsize(d->bits[0]) : 0) + (d->table[1] ? hashsize(d->bits[1]) : 0);
+}
+static inline int dict_is_rehashing(const dict *d) { return d->rehash_idx != -1; }
+
+dnode *dict_find(dict *d, const char *key, size_t klen);
+/* Address of the link that points at the node with this key (NULL if absent).
+ * Valid until the next dict call; lets callers replace a node after realloc:
+ *   dnode **l = dict_find_link(d,k,n); *l = realloc(*l, bigger);        */
+dnode **dict_find_link(dict *d, const char *key, size_t klen);
+/* Insert a node whose key is not present. */
+void dict_add(dict *d, dnode *n);
+/* Remove the node with this key and return it (NULL if absent). */
+dnode *dict_unlink(dict *d, const char *key, size_t klen);
+
+/* Move up to n buckets; returns 1 while more rehashing remains. */
+int dict_rehash(dict *d, int n);
+/* Rehash for about `us` microseconds; returns buckets moved. */
+long dict_rehash_us(dict *d, long us);
+/* Shrink if mostly empty (called from cron). */
+void dict_maybe_shrink(dict *d);
+
+/* Reverse-binary cursor scan: calls fn for every node of the bucket(s) the
+ * cursor designates and returns the next cursor (0 when complete). */
+typedef void dict_scan_fn(void *ud, dnode *n);
+unsigned long dict_scan(dict *d, unsigned long cursor, dict_scan_fn *fn, void *ud);
+
+/* Calls fn for every node; fn must not modify the dict. */
+void dict_foreach(dict *d, dict_scan_fn *fn, void *ud);
+
+/* A random node, roughly uniform (NULL if empty). */
+dnode *dict_random(dict *d);
+
+/* Bytes of bucket arrays (for memory accounting). */
+size_t dict_overhead(const dict *d);
+
+#endif

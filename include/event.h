@@ -1,0 +1,63 @@
+/* event.h - the event loop: file events (readable/writable) and timers.
+ *
+ * One thread, one loop. The readiness backend (epoll on Linux, kqueue on
+ * macOS/BSD) is chosen at compile time: event.c #includes event_epoll.c or
+ * event_kqueue.c, each a file of static functions with the same names, so
+ * there is no vtable. Timers are few (server cron, metrics), kept in a list.
+ */
+#ifndef FERRY_EVENT_H
+#define FERRY_EVENT_H
+
+#include <stdint.h>
+
+#define EV_NONE     0
+#define EV_READABLE 1
+#define EV_WRITABLE 2
+
+struct evloop;
+typedef void ev_file_fn(struct evloop *el, int fd, void *data, int mask);
+typedef long ev_timer_fn(struct evloop *el, long long id, void *data); /* ms to next run, or -1 to delete */
+typedef void ev_hook_fn(struct evloop *el);
+
+typedef struct ev_file {
+    int mask;
+    ev_file_fn *rfn, *wfn;
+    void *data;
+} ev_file;
+
+typedef struct ev_timer {
+    long long id;
+    int64_t when_ms;
+    ev_timer_fn *fn;
+    void *data;
+    struct ev_timer *next;
+} ev_timer;
+
+typedef struct evloop {
+    int setsize;
+    int maxfd;
+    ev_file *files;
+    struct ev_fired { int fd, mask; } *fired;
+    ev_timer *timers;
+    long long next_timer_id;
+    int stop;
+    ev_hook_fn *before_sleep;
+    void *backend;              /* backend state (epoll fd / kqueue fd + event array) */
+    uint64_t polls;             /* number of epoll_wait / kevent calls */
+} evloop;
+
+evloop *ev_create(int setsize);
+void ev_free(evloop *el);
+int ev_add(evloop *el, int fd, int mask, ev_file_fn *fn, void *data); /* 0 ok, -1 err */
+void ev_del(evloop *el, int fd, int mask);
+int ev_get_mask(evloop *el, int fd);
+long long ev_timer_add(evloop *el, long ms, ev_timer_fn *fn, void *data);
+/* Runs one iteration: poll (waiting at most until the next timer), dispatch file events, timers. */
+int ev_process(evloop *el);
+void ev_run(evloop *el);
+void ev_stop(evloop *el);
+const char *ev_backend_name(void);
+int64_t ev_now_ms(void);       /* CLOCK_REALTIME in ms */
+int64_t ev_mono_us(void);      /* CLOCK_MONOTONIC in us */
+
+#endif

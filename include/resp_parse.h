@@ -1,0 +1,77 @@
+/* resp_parse.h - incremental, span-based RESP request parser.
+ *
+ * The parser is a pure function over (buf, len): it performs no I/O and no
+ * allocation. It recognises one request (a RESP2 multibulk "*N\r\n$L\r\n..."
+ * or an inline "cmd arg arg\r\n" line) and reports its arguments as spans
+ * (offsets + lengths) into the caller's buffer. State is kept in a
+ * resp_parser so that a request split across reads is resumed where the last
+ * call stopped, never rescanned from its first byte.
+ *
+ * Contract for callers:
+ *   - buf always starts at the first byte of the request being parsed (the
+ *     caller may move/compact the buffer between calls, offsets stay valid);
+ *   - a resumed call must see the same prefix bytes as the previous call;
+ *   - argv storage is owned by the caller: when it is full the parser returns
+ *     RESP_NEED_ARGV and the caller grows p->argv / p->argv_cap and calls
+ *     again (storage therefore grows with bytes received, never with a
+ *     declared count alone).
+ */
+#ifndef FERRY_RESP_PARSE_H
+#define FERRY_RESP_PARSE_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Named limits (Redis defaults). */
+#define RESP_INLINE_MAX   (64 * 1024)          /* PROTO_INLINE_MAX_SIZE */
+#define RESP_MAX_BULK_DEF (512LL * 1024 * 1024) /* proto-max-bulk-len */
+#define RESP_MAX_ARGS     2147483647LL         /* INT_MAX, as Redis 7 */
+
+/* Return codes (anything >= 0 is "bytes consumed"). */
+#define RESP_ERROR      (-1)
+#define RESP_INCOMPLETE (-2)
+#define RESP_NEED_ARGV  (-3)
+
+typedef struct resp_arg {
+    size_t off;   /* offset of the argument's first byte from buf */
+    size_t len;   /* argument length in bytes */
+} resp_arg;
+
+typedef struct resp_limits {
+    long long max_bulk;     /* largest accepted bulk length ("invalid bulk length") */
+    long long max_args;     /* largest accepted multibulk count ("invalid multibulk length") */
+    size_t max_inline;      /* largest inline line / header line without CRLF */
+} resp_limits;
+
+typedef struct resp_parser {
+    /* caller-owned argument storage */
+    resp_arg *argv;
+    size_t argv_cap;
+    /* output: number of arguments of the completed request */
+    size_t argc;
+    /* resumable state (private to resp_parse.c) */
+    int kind;              /* 0: not started, 1: multibulk, 2: inline */
+    long long declared;    /* multibulk count */
+    long long bulk_len;    /* -1 while expecting a "$len" header */
+    size_t pos;            /* scanning resumes at buf + pos */
+    /* output on RESP_ERROR (sticky until resp_parser_reset) */
+    const char *err;       /* static text, e.g. "Protocol error: invalid bulk length" */
+} resp_parser;
+
+void resp_parser_init(resp_parser *p, resp_arg *argv, size_t argv_cap);
+/* Forget any partial request and any sticky error; keeps argv storage. */
+void resp_parser_reset(resp_parser *p);
+
+/* Parse one request from buf[0..len).
+ *   > 0  : a complete request occupying that many bytes; p->argc and
+ *          p->argv[0..argc) describe it. argc may be 0 (empty inline line,
+ *          "*0\r\n", "*-1\r\n"): the caller skips such a request. The parser
+ *          resets its own resumable state, ready for the next request.
+ *   RESP_INCOMPLETE : need more bytes; progress saved in p.
+ *   RESP_NEED_ARGV  : p->argv is full; grow it and call again.
+ *   RESP_ERROR      : protocol error, p->err says which (Redis's text).
+ * Inline requests are unescaped in place (quotes, \xHH ...), which is why buf
+ * is writable; multibulk requests never modify buf. */
+ssize_t resp_parse(resp_parser *p, char *buf, size_t len, const resp_limits *lim);
+
+#endif

@@ -1,0 +1,83 @@
+/* server.h - the process-wide server state: configuration, databases,
+ * clients, listeners and statistics. One instance, `srv`.
+ */
+#ifndef FERRY_SERVER_H
+#define FERRY_SERVER_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include "config.h"
+#include "event.h"
+
+#define FERRY_VERSION "7.2.4"       /* Redis-compatible version we report */
+#define FERRY_OWN_VERSION "0.1.0"
+
+struct db;
+struct client;
+struct command;
+
+typedef struct server_stats {
+    uint64_t numcommands;
+    uint64_t numconnections;
+    uint64_t rejected_conn;
+    uint64_t expiredkeys;
+    uint64_t evictedkeys;
+    uint64_t keyspace_hits;
+    uint64_t keyspace_misses;
+    uint64_t net_input_bytes;
+    uint64_t net_output_bytes;
+    uint64_t total_error_replies;
+    uint64_t unexpected_error_replies;
+    uint64_t reads;                 /* read() calls on client sockets */
+    uint64_t writes;                /* writev() calls on client sockets */
+    uint64_t active_expire_cycles;
+    uint64_t batches;               /* reads that yielded >= 1 command */
+    uint64_t batch_cmds;            /* commands executed from those reads */
+} server_stats;
+
+typedef struct server {
+    ferry_config cfg;
+    evloop *el;
+    int listen_fds[CONFIG_MAX_BIND + 1];
+    int listen_count;
+    struct db *dbs;
+    int dbnum;
+    /* clients */
+    struct client *clients;         /* doubly linked list of all clients */
+    size_t nclients;
+    uint64_t next_client_id;
+    struct client *pending_write;   /* singly linked list of clients with staged output */
+    struct client *current_client;
+    struct client *close_list;      /* clients to free before sleeping */
+    size_t blocked_clients;
+    /* time */
+    int64_t start_ms;
+    int64_t now_ms;                 /* cached at each event-loop iteration */
+    int64_t lastsave;
+    uint32_t lruclock;
+    /* identity */
+    char runid[41];
+    pid_t pid;
+    char *executable;
+    /* state */
+    int shutdown_asap;
+    int shutdown_nosave;
+    long long dirty;
+    size_t watched_keys;            /* number of (db,key) watch entries */
+    struct dict *watch_dict;        /* key "dbid:key" -> watchers */
+    server_stats stats;
+    uint64_t stat_peak_memory;
+    int64_t accept_pause_until_ms;  /* EMFILE back-off */
+} server;
+
+extern server srv;
+
+/* logging in Redis's format: "pid:M dd Mon yyyy hh:mm:ss.mmm * msg" */
+void server_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* used memory as tracked by our allocator wrappers */
+size_t zmalloc_used(void);
+size_t rss_bytes(void);
+
+#endif

@@ -1,0 +1,14 @@
+/* zmalloc.h - allocation wrappers that track used memory (used_memory in
+ * INFO, maxmemory later). Abort on out-of-memory, like Redis. */
+#ifndef FERRY_ZMALLOC_H
+#define FERRY_ZMALLOC_H
+#include <stddef.h>
+void *zmalloc(size_t n);
+void *zcalloc(size_t n);
+void *zrealloc(void *p, size_t n);
+void zfree(void *p);
+char *zstrdup(const char *s);
+char *zstrndup(const char *s, size_t n);
+size_t zmalloc_used(void);
+size_t zmalloc_size(void *p);
+#endif

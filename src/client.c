@@ -1,0 +1,357 @@
+/* client.c - client lifecycle, the read -> parse -> execute batch, and the
+ * one-writev-per-iteration flush.
+ *
+ * Reads go into a shared 64 KB buffer while a client has no partial request
+ * pending; only the unparsed tail of a read is copied into the client's own
+ * query buffer. Idle clients therefore hold no input memory, and the common
+ * pipelined case never copies. Replies are staged in the client's output
+ * ring and written by clients_flush_pending() once per loop iteration.
+ *
+ * Backpressure: when a client's staged output passes OUT_HIGH_WATER the
+ * client stops executing its remaining input and its socket is not read
+ * until the output drains below OUT_LOW_WATER. Replies are never dropped.
+ */
+#include "client.h"
+#include "command.h"
+#include "db.h"
+#include "reply.h"
+#include "server.h"
+#include "zmalloc.h"
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#define READ_CHUNK (16 * 1024)
+#define SHARED_QBUF (64 * 1024)
+#define OUT_HIGH_WATER (1024 * 1024)
+#define OUT_LOW_WATER (256 * 1024)
+#define ARGV_INITIAL 8
+
+static char shared_qbuf[SHARED_QBUF];
+
+void multi_reset_client(client *c);
+void multi_free_client(client *c);
+
+static void client_readable(evloop *el, int fd, void *data, int mask);
+static void client_writable(evloop *el, int fd, void *data, int mask);
+
+client *client_create(int fd) {
+    client *c = zcalloc(sizeof *c);
+    c->id = ++srv.next_client_id;
+    c->fd = fd;
+    c->resp = 2;
+    c->db = db_get(0);
+    resp_parser_init(&c->parser, zmalloc(sizeof(resp_arg) * ARGV_INITIAL), ARGV_INITIAL);
+    c->argv = zmalloc(sizeof(span) * ARGV_INITIAL);
+    c->argv_cap = ARGV_INITIAL;
+    ring_init(&c->out);
+    c->ctime_ms = c->last_interaction_ms = srv.now_ms;
+    if (!srv.cfg.requirepass) c->flags |= CF_AUTHENTICATED;
+    if (fd < 0) c->flags |= CF_FAKE;
+    c->next = srv.clients;
+    if (srv.clients) srv.clients->prev = c;
+    srv.clients = c;
+    srv.nclients++;
+    if (fd >= 0 && ev_add(srv.el, fd, EV_READABLE, client_readable, c) == -1) {
+        client_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+static void unlink_pending(client *c) {
+    if (!(c->flags & CF_PENDING_WRITE)) return;
+    client **pp = &srv.pending_write;
+    while (*pp && *pp != c) pp = &(*pp)->next_pending;
+    if (*pp) *pp = c->next_pending;
+    c->flags &= ~CF_PENDING_WRITE;
+}
+
+void client_free(client *c) {
+    if (srv.current_client == c) srv.current_client = NULL;
+    unlink_pending(c);
+    if (c->flags & CF_CLOSE_ASAP) {
+        client **pp = &srv.close_list;
+        while (*pp && *pp != c) pp = &(*pp)->next_close;
+        if (*pp) *pp = c->next_close;
+    }
+    if (c->fd >= 0) {
+        ev_del(srv.el, c->fd, EV_READABLE | EV_WRITABLE);
+        close(c->fd);
+    }
+    multi_free_client(c);
+    if (c->prev) c->prev->next = c->next;
+    else srv.clients = c->next;
+    if (c->next) c->next->prev = c->prev;
+    srv.nclients--;
+    zfree(c->qbuf);
+    zfree(c->parser.argv);
+    zfree(c->argv);
+    ring_free(&c->out);
+    zfree(c->name);
+    zfree(c->lib_name);
+    zfree(c->lib_ver);
+    zfree(c);
+}
+
+void client_close_async(client *c) {
+    if (c->flags & CF_CLOSE_ASAP) return;
+    c->flags |= CF_CLOSE_ASAP;
+    c->next_close = srv.close_list;
+    srv.close_list = c;
+}
+
+void client_set_db(client *c, int id) { c->db = db_get(id); }
+
+void client_mark_pending(client *c) {
+    if (c->flags & CF_PENDING_WRITE) return;
+    c->flags |= CF_PENDING_WRITE;
+    c->next_pending = srv.pending_write;
+    srv.pending_write = c;
+}
+
+static int over_high_water(client *c) { return ring_used(&c->out) > OUT_HIGH_WATER; }
+
+void client_update_backpressure(client *c) {
+    if (c->fd < 0) return;
+    if (!(c->flags & CF_READ_PAUSED) && over_high_water(c)) {
+        c->flags |= CF_READ_PAUSED;
+        ev_del(srv.el, c->fd, EV_READABLE);
+    } else if ((c->flags & CF_READ_PAUSED) && ring_used(&c->out) < OUT_LOW_WATER) {
+        c->flags &= ~CF_READ_PAUSED;
+        ev_add(srv.el, c->fd, EV_READABLE, client_readable, c);
+    }
+}
+
+static void grow_parser_argv(client *c) {
+    size_t cap = c->parser.argv_cap * 2;
+    c->parser.argv = zrealloc(c->parser.argv, sizeof(resp_arg) * cap);
+    c->parser.argv_cap = cap;
+}
+
+static void protocol_error(client *c) {
+    char msg[256];
+    snprintf(msg, sizeof msg, "ERR %s", c->parser.err ? c->parser.err : "Protocol error");
+    reply_error(c, msg);
+    server_log(LOG_VERBOSE_, "Protocol error (%s) from client: id=%llu addr=%s", c->parser.err,
+               (unsigned long long)c->id, c->addr);
+    c->flags |= CF_CLOSE_AFTER_REPLY;
+}
+
+/* Parse and execute every complete request in qbuf[qpos, qlen). */
+static void process_buffer(client *c, char *buf, size_t *pos, size_t len) {
+    resp_limits lim = {srv.cfg.proto_max_bulk_len, RESP_MAX_ARGS, RESP_INLINE_MAX};
+    uint64_t before = srv.stats.numcommands;
+    while (*pos < len) {
+        if (c->flags & (CF_CLOSE_AFTER_REPLY | CF_CLOSE_ASAP)) break;
+        if (over_high_water(c)) break;
+        ssize_t r = resp_parse(&c->parser, buf + *pos, len - *pos, &lim);
+        if (r == RESP_INCOMPLETE) break;
+        if (r == RESP_NEED_ARGV) {
+            grow_parser_argv(c);
+            continue;
+        }
+        if (r == RESP_ERROR) {
+            protocol_error(c);
+            *pos = len;
+            break;
+        }
+        size_t argc = c->parser.argc;
+        if (argc > c->argv_cap) {
+            zfree(c->argv);
+            c->argv_cap = c->parser.argv_cap;
+            c->argv = zmalloc(sizeof(span) * c->argv_cap);
+        }
+        const char *base = buf + *pos;
+        for (size_t i = 0; i < argc; i++) {
+            c->argv[i].p = base + c->parser.argv[i].off;
+            c->argv[i].len = c->parser.argv[i].len;
+        }
+        c->argc = (int)argc;
+        *pos += (size_t)r;
+        if (argc == 0) continue;
+        command_dispatch(c);
+        c->argc = 0;
+    }
+    uint64_t ran = srv.stats.numcommands - before;
+    if (ran) {
+        srv.stats.batches++;
+        srv.stats.batch_cmds += ran;
+    }
+}
+
+/* Keep bytes [from, len) of buf as the client's pending input. */
+static void keep_tail(client *c, const char *buf, size_t from, size_t len) {
+    size_t n = len - from;
+    if (c->qcap < n) {
+        size_t cap = c->qcap ? c->qcap : READ_CHUNK;
+        while (cap < n) cap *= 2;
+        zfree(c->qbuf);
+        c->qbuf = zmalloc(cap);
+        c->qcap = cap;
+    }
+    memmove(c->qbuf, buf + from, n);
+    c->qpos = 0;
+    c->qlen = n;
+}
+
+void client_process_input(client *c) {
+    if (c->qlen > c->qpos) {
+        process_buffer(c, c->qbuf, &c->qpos, c->qlen);
+        if (c->qpos == c->qlen) {
+            c->qpos = c->qlen = 0;
+        } else if (c->qpos > 0 && c->qcap - c->qlen < READ_CHUNK) {
+            keep_tail(c, c->qbuf, c->qpos, c->qlen); /* compaction only when room runs low */
+        }
+    }
+    client_update_backpressure(c);
+}
+
+void client_feed(client *c, const char *p, size_t n) {
+    if (c->qcap - c->qlen < n) {
+        size_t cap = c->qcap ? c->qcap : READ_CHUNK;
+        while (cap - c->qlen < n) cap *= 2;
+        c->qbuf = zrealloc(c->qbuf, cap);
+        c->qcap = cap;
+    }
+    memcpy(c->qbuf + c->qlen, p, n);
+    c->qlen += n;
+    client_process_input(c);
+}
+
+static void read_failed(client *c, ssize_t n) {
+    if (n == 0) server_log(LOG_VERBOSE_, "Client closed connection id=%llu addr=%s", (unsigned long long)c->id, c->addr);
+    client_free(c);
+}
+
+static void client_readable(evloop *el, int fd, void *data, int mask) {
+    client *c = data;
+    ssize_t n;
+    srv.now_ms = ev_now_ms();
+    srv.current_client = c;
+    if (c->qlen == c->qpos) {
+        /* no partial request: read into the shared buffer */
+        n = read(fd, shared_qbuf, SHARED_QBUF);
+        srv.stats.reads++;
+        if (n <= 0) {
+            if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+            read_failed(c, n);
+            return;
+        }
+        srv.stats.net_input_bytes += (uint64_t)n;
+        c->last_interaction_ms = srv.now_ms;
+        c->qpos = c->qlen = 0;
+        size_t pos = 0;
+        process_buffer(c, shared_qbuf, &pos, (size_t)n);
+        if (pos < (size_t)n) keep_tail(c, shared_qbuf, pos, (size_t)n);
+    } else {
+        if (c->qpos > 0 && c->qcap - c->qlen < READ_CHUNK) keep_tail(c, c->qbuf, c->qpos, c->qlen);
+        if (c->qcap - c->qlen < READ_CHUNK) {
+            size_t cap = c->qcap * 2;
+            c->qbuf = zrealloc(c->qbuf, cap);
+            c->qcap = cap;
+        }
+        n = read(fd, c->qbuf + c->qlen, c->qcap - c->qlen);
+        srv.stats.reads++;
+        if (n <= 0) {
+            if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+            read_failed(c, n);
+            return;
+        }
+        srv.stats.net_input_bytes += (uint64_t)n;
+        c->last_interaction_ms = srv.now_ms;
+        c->qlen += (size_t)n;
+        if ((long long)(c->qlen - c->qpos) > srv.cfg.client_query_buffer_limit) {
+            server_log(LOG_WARNING_, "Closing client that reached max query buffer length: id=%llu addr=%s (qbuf=%zu)",
+                       (unsigned long long)c->id, c->addr, c->qlen - c->qpos);
+            client_free(c);
+            return;
+        }
+        client_process_input(c);
+        return;
+    }
+    client_update_backpressure(c);
+}
+
+/* One writev. Returns -1 if the client was freed. */
+static int client_write(client *c) {
+    struct iovec iov[2];
+    int cnt = ring_iov(&c->out, iov);
+    if (cnt == 0) return 0;
+    ssize_t n = writev(c->fd, iov, cnt);
+    srv.stats.writes++;
+    if (n < 0) {
+        if (errno == EAGAIN || errno == EINTR) return 0;
+        server_log(LOG_VERBOSE_, "Error writing to client: %s", strerror(errno));
+        client_free(c);
+        return -1;
+    }
+    srv.stats.net_output_bytes += (uint64_t)n;
+    ring_consume(&c->out, (size_t)n);
+    return 0;
+}
+
+static void after_write(client *c) {
+    if (ring_used(&c->out) == 0) {
+        if (c->flags & CF_CLOSE_AFTER_REPLY) {
+            client_free(c);
+            return;
+        }
+        if (ev_get_mask(srv.el, c->fd) & EV_WRITABLE) ev_del(srv.el, c->fd, EV_WRITABLE);
+        ring_shrink(&c->out, 64 * 1024);
+    } else if (!(ev_get_mask(srv.el, c->fd) & EV_WRITABLE)) {
+        ev_add(srv.el, c->fd, EV_WRITABLE, client_writable, c);
+    }
+    if (c->flags & CF_READ_PAUSED) {
+        client_update_backpressure(c);
+        if (!(c->flags & CF_READ_PAUSED) && c->qlen > c->qpos) client_process_input(c);
+    }
+}
+
+static void client_writable(evloop *el, int fd, void *data, int mask) {
+    client *c = data;
+    if (client_write(c) == -1) return;
+    after_write(c);
+}
+
+void clients_flush_pending(void) {
+    while (srv.pending_write) {
+        client *c = srv.pending_write;
+        srv.pending_write = c->next_pending;
+        c->flags &= ~CF_PENDING_WRITE;
+        if (c->flags & CF_CLOSE_ASAP) continue;
+        if (c->fd < 0) continue;
+        if (ev_get_mask(srv.el, c->fd) & EV_WRITABLE) continue; /* the writable handler owns it */
+        if (client_write(c) == -1) continue;
+        after_write(c);
+    }
+}
+
+size_t client_info_line(client *c, char *buf, size_t cap) {
+    int64_t now = srv.now_ms;
+    char flags[16];
+    size_t f = 0;
+    if (c->flags & CF_MULTI) flags[f++] = 'x';
+    if (c->flags & CF_DIRTY_CAS) flags[f++] = 'd';
+    if (c->flags & CF_CLOSE_AFTER_REPLY) flags[f++] = 'c';
+    if (c->flags & CF_CLOSE_ASAP) flags[f++] = 'A';
+    if (c->flags & CF_NO_EVICT) flags[f++] = 'e';
+    if (c->flags & CF_NO_TOUCH) flags[f++] = 'T';
+    if (f == 0) flags[f++] = 'N';
+    flags[f] = '\0';
+    int n = snprintf(buf, cap,
+                     "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=0 psub=0 "
+                     "ssub=0 multi=%d qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=0 rbs=%zu rbp=%zu obl=0 oll=0 "
+                     "omem=%zu tot-mem=%zu events=%s cmd=%s user=default redir=-1 resp=%d lib-name=%s lib-ver=%s",
+                     (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "",
+                     (long long)((now - c->ctime_ms) / 1000), (long long)((now - c->last_interaction_ms) / 1000), flags,
+                     c->db ? c->db->id : 0, (c->flags & CF_MULTI) ? c->mcount : -1, c->qlen - c->qpos,
+                     c->qcap - c->qlen, c->qcap, c->qcap, c->out.used, c->out.cap + c->qcap + sizeof *c,
+                     (c->fd >= 0 && (ev_get_mask(srv.el, c->fd) & EV_WRITABLE)) ? "rw" : "r",
+                     c->lastcmd ? c->lastcmd->fullname : "NULL", c->resp, c->lib_name ? c->lib_name : "",
+                     c->lib_ver ? c->lib_ver : "");
+    if (n < 0) return 0;
+    return (size_t)n < cap ? (size_t)n : cap - 1;
+}

@@ -1,0 +1,209 @@
+/* command.c - command registry, lookup and dispatch (see command.h).
+ *
+ * Lookup is an open-addressing table keyed by the lowercased name, built once
+ * at startup from every group's table. Dispatch applies, in Redis's order:
+ * unknown command / subcommand, arity, authentication, then MULTI queueing,
+ * and finally calls the command with per-command statistics. */
+#include "command.h"
+#include "reply.h"
+#include "server.h"
+#include "dict.h"
+#include <stdio.h>
+#include <string.h>
+
+#define LOOKUP_BITS 10
+#define MAX_NAME 64
+
+static command *index_tab[1 << LOOKUP_BITS];
+static size_t ncommands;
+
+void multi_queue_command(client *c, command *cmd);
+
+static uint32_t name_hash(const char *s, size_t n) {
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+static void index_add(command *cmd) {
+    size_t n = strlen(cmd->name);
+    uint32_t i = name_hash(cmd->name, n) & ((1u << LOOKUP_BITS) - 1);
+    while (index_tab[i]) i = (i + 1) & ((1u << LOOKUP_BITS) - 1);
+    index_tab[i] = cmd;
+}
+
+static void lower_copy(char *dst, const char *src, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        char ch = src[i];
+        dst[i] = (ch >= 'A' && ch <= 'Z') ? (char)(ch + 32) : ch;
+    }
+}
+
+command *command_lookup_name(const char *name, size_t len) {
+    if (len == 0 || len >= MAX_NAME) return NULL;
+    char low[MAX_NAME];
+    lower_copy(low, name, len);
+    uint32_t i = name_hash(low, len) & ((1u << LOOKUP_BITS) - 1);
+    while (index_tab[i]) {
+        command *c = index_tab[i];
+        if (strlen(c->name) == len && memcmp(c->name, low, len) == 0) return c;
+        i = (i + 1) & ((1u << LOOKUP_BITS) - 1);
+    }
+    return NULL;
+}
+
+static command *subcommand_lookup(command *parent, span sub) {
+    for (command *s = parent->subcmds; s && s->name; s++)
+        if (span_eq_nocase(sub, s->name)) return s;
+    return NULL;
+}
+
+command *command_lookup(const span *argv, int argc) {
+    command *cmd = command_lookup_name(argv[0].p, argv[0].len);
+    if (!cmd || !cmd->subcmds) return cmd;
+    if (argc < 2) return cmd; /* the container itself: arity error follows */
+    return subcommand_lookup(cmd, argv[1]);
+}
+
+static void register_group(command *tab) {
+    for (command *c = tab; c->name; c++) {
+        snprintf(c->fullname, sizeof c->fullname, "%s", c->name);
+        index_add(c);
+        ncommands++;
+        for (command *s = c->subcmds; s && s->name; s++) {
+            s->parent = c;
+            snprintf(s->fullname, sizeof s->fullname, "%s|%s", c->name, s->name);
+        }
+    }
+}
+
+void commands_init(void) {
+    memset(index_tab, 0, sizeof index_tab);
+    ncommands = 0;
+    register_group(string_commands);
+    register_group(keys_commands);
+    register_group(conn_commands);
+    register_group(server_commands);
+    register_group(multi_commands);
+    register_group(introspection_commands);
+}
+
+size_t command_count(void) { return ncommands; }
+
+void command_foreach(void (*fn)(command *cmd, void *ud), void *ud) {
+    for (size_t i = 0; i < (1u << LOOKUP_BITS); i++) {
+        command *c = index_tab[i];
+        if (!c) continue;
+        fn(c, ud);
+        for (command *s = c->subcmds; s && s->name; s++) fn(s, ud);
+    }
+}
+
+static void reset_one(command *c, void *ud) {
+    (void)ud;
+    c->calls = c->usec = c->rejected_calls = c->failed_calls = 0;
+}
+
+void commands_reset_stats(void) { command_foreach(reset_one, NULL); }
+
+/* Copy a C string from a span for %s formatting: stops at NUL like Redis's
+ * C-string handling, truncated to cap-1. */
+static void span_cstr(char *dst, size_t cap, span s) {
+    size_t n = s.len < cap - 1 ? s.len : cap - 1;
+    memcpy(dst, s.p, n);
+    dst[n] = '\0';
+}
+
+static void reject_unknown(client *c) {
+    char name[129], args[512];
+    size_t alen = 0;
+    args[0] = '\0';
+    for (int i = 1; i < c->argc && alen < 128; i++) {
+        char arg[129];
+        span_cstr(arg, sizeof arg, c->argv[i]);
+        int room = 128 - (int)alen;
+        int w = snprintf(args + alen, sizeof args - alen, "'%.*s' ", room, arg);
+        if (w < 0) break;
+        alen += (size_t)w;
+        if (alen >= sizeof args) alen = sizeof args - 1;
+    }
+    command *parent = command_lookup_name(c->argv[0].p, c->argv[0].len);
+    if (parent && parent->subcmds && c->argc >= 2) {
+        char sub[129], up[MAX_NAME];
+        span_cstr(sub, sizeof sub, c->argv[1]);
+        size_t n = strlen(parent->name);
+        for (size_t i = 0; i <= n; i++) up[i] = (char)((parent->name[i] >= 'a' && parent->name[i] <= 'z') ? parent->name[i] - 32 : parent->name[i]);
+        reply_errorf(c, "ERR unknown subcommand '%.128s'. Try %s HELP.", sub, up);
+        return;
+    }
+    span_cstr(name, sizeof name, c->argv[0]);
+    reply_errorf(c, "ERR unknown command '%.128s', with args beginning with: %s", name, args);
+}
+
+static inline int arity_ok(const command *cmd, int argc) {
+    return cmd->arity > 0 ? argc == cmd->arity : argc >= -cmd->arity;
+}
+
+static void reject(client *c, command *cmd) {
+    if (cmd) cmd->rejected_calls++;
+    if (c->flags & CF_MULTI) c->flags |= CF_DIRTY_EXEC;
+}
+
+void command_call(client *c, command *cmd) {
+    uint64_t errs = srv.stats.total_error_replies;
+    int64_t t0 = ev_mono_us();
+    c->cmd = cmd;
+    cmd->proc(c);
+    int64_t dt = ev_mono_us() - t0;
+    cmd->calls++;
+    cmd->usec += (uint64_t)dt;
+    if (srv.stats.total_error_replies != errs) cmd->failed_calls++;
+    srv.stats.numcommands++;
+    c->tot_cmds++;
+    c->lastcmd = cmd;
+}
+
+static inline int is_multi_control(const command *cmd) {
+    cmd_proc *p = cmd->proc;
+    extern void cmd_exec(client *), cmd_discard(client *), cmd_multi(client *), cmd_watch(client *);
+    extern void cmd_quit(client *), cmd_reset(client *);
+    return p == cmd_exec || p == cmd_discard || p == cmd_multi || p == cmd_watch || p == cmd_quit || p == cmd_reset;
+}
+
+void command_dispatch(client *c) {
+    command *cmd = command_lookup(c->argv, c->argc);
+    c->cmd = cmd;
+    if (c->flags & CF_REPLY_SKIP_NEXT) {
+        c->flags &= ~CF_REPLY_SKIP_NEXT;
+        c->flags |= CF_REPLY_SKIP;
+    } else {
+        c->flags &= ~CF_REPLY_SKIP;
+    }
+    if (!cmd) {
+        reject_unknown(c);
+        reject(c, NULL);
+        goto done;
+    }
+    if (!arity_ok(cmd, c->argc)) {
+        reply_err_arity(c);
+        reject(c, cmd);
+        goto done;
+    }
+    if (!(c->flags & CF_AUTHENTICATED) && !(cmd->flags & CMD_NO_AUTH)) {
+        reply_error(c, "NOAUTH Authentication required.");
+        reject(c, cmd);
+        goto done;
+    }
+    if ((c->flags & CF_MULTI) && (cmd->flags & CMD_NO_MULTI)) {
+        reply_error(c, "ERR Command not allowed inside a transaction");
+        reject(c, cmd);
+        goto done;
+    }
+    if ((c->flags & CF_MULTI) && !is_multi_control(cmd)) {
+        multi_queue_command(c, cmd);
+        goto done;
+    }
+    command_call(c, cmd);
+done:
+    c->flags &= ~CF_REPLY_SKIP;
+}

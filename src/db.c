@@ -1,0 +1,316 @@
+/* db.c - the keyspace: databases, typed values in one-allocation nodes,
+ * lazy and active expiry (see db.h).
+ *
+ * Active expiry walks each database's table with a SCAN cursor while the
+ * database has volatile keys, within a time budget per cron tick, so keys
+ * that are never touched again still free their memory. */
+#include "db.h"
+#include "server.h"
+#include "zmalloc.h"
+#include <string.h>
+
+static db *dbs;
+static int ndbs;
+
+typedef struct type_hooks {
+    value_free_fn *free_fn;
+    value_dup_fn *dup_fn;
+    value_mem_fn *mem_fn;
+} type_hooks;
+static type_hooks hooks[OBJ_TYPES];
+
+void db_register_type(int type, value_free_fn *f, value_dup_fn *dup, value_mem_fn *mem) {
+    hooks[type].free_fn = f;
+    hooks[type].dup_fn = dup;
+    hooks[type].mem_fn = mem;
+}
+
+void db_init_all(int n) {
+    ndbs = n;
+    dbs = zcalloc(sizeof(db) * (size_t)n);
+    for (int i = 0; i < n; i++) {
+        dict_init(&dbs[i].keys);
+        dbs[i].id = i;
+    }
+    srv.dbs = dbs;
+    srv.dbnum = n;
+}
+
+db *db_get(int id) { return (id >= 0 && id < ndbs) ? &dbs[id] : NULL; }
+
+void db_free_node(dnode *n) {
+    if (n->type != OBJ_STRING && hooks[n->type].free_fn) hooks[n->type].free_fn(dn_ptr(n));
+    zfree(n);
+}
+
+size_t db_node_memory(const dnode *n) {
+    size_t m = zmalloc_size((void *)n);
+    if (n->type != OBJ_STRING && hooks[n->type].mem_fn) m += hooks[n->type].mem_fn(dn_ptr(n));
+    return m;
+}
+
+int db_is_expired(const dnode *n) {
+    if (!(n->flags & DN_EXPIRE)) return 0;
+    return dn_expire(n) <= srv.now_ms;
+}
+
+static void delete_expired(db *d, dnode *n) {
+    char kbuf[256];
+    size_t klen = n->klen;
+    /* keep a copy of the key for the watch notification after freeing */
+    const char *key = dn_key(n);
+    dnode *u = dict_unlink(&d->keys, key, klen);
+    d->expires--;
+    srv.stats.expiredkeys++;
+    if (srv.watched_keys) {
+        if (klen <= sizeof kbuf) {
+            memcpy(kbuf, dn_key(u), klen);
+            db_free_node(u);
+            touch_watched_key(d, kbuf, klen);
+            return;
+        }
+        touch_watched_key(d, dn_key(u), klen);
+    }
+    db_free_node(u);
+}
+
+dnode *db_lookup(db *d, const char *key, size_t klen) {
+    dnode *n = dict_find(&d->keys, key, klen);
+    if (n && (n->flags & DN_EXPIRE) && dn_expire(n) <= srv.now_ms) {
+        delete_expired(d, n);
+        return NULL;
+    }
+    return n;
+}
+
+dnode *db_lookup_read(db *d, const char *key, size_t klen) {
+    dnode *n = db_lookup(d, key, klen);
+    if (n) {
+        srv.stats.keyspace_hits++;
+        n->lru = srv.lruclock;
+    } else {
+        srv.stats.keyspace_misses++;
+    }
+    return n;
+}
+
+dnode *db_lookup_write(db *d, const char *key, size_t klen) {
+    dnode *n = db_lookup(d, key, klen);
+    if (n) n->lru = srv.lruclock;
+    return n;
+}
+
+static dnode *node_new(const char *key, size_t klen, size_t vlen, int64_t expire_ms) {
+    int has_exp = expire_ms >= 0;
+    dnode *n = zmalloc(dn_size((uint32_t)klen, (uint32_t)vlen, has_exp));
+    n->next = NULL;
+    n->klen = (uint32_t)klen;
+    n->vlen = (uint32_t)vlen;
+    n->type = OBJ_STRING;
+    n->enc = ENC_RAW;
+    n->flags = has_exp ? DN_EXPIRE : 0;
+    n->lfu = 5; /* LFU_INIT_VAL, as Redis */
+    n->lru = srv.lruclock;
+    if (has_exp) dn_set_expire_field(n, expire_ms);
+    memcpy(dn_key(n), key, klen);
+    return n;
+}
+
+dnode *db_set_string(db *d, const char *key, size_t klen, const char *val, size_t vlen, int64_t expire_ms) {
+    dnode **link = dict_find_link(&d->keys, key, klen);
+    dnode *n = node_new(key, klen, vlen, expire_ms);
+    memcpy(dn_val(n), val, vlen);
+    if (expire_ms >= 0) d->expires++;
+    if (link) {
+        dnode *old = *link;
+        n->next = old->next;
+        *link = n;
+        if (old->flags & DN_EXPIRE) d->expires--;
+        db_free_node(old);
+    } else {
+        dict_add(&d->keys, n);
+    }
+    return n;
+}
+
+dnode *db_add_ptr(db *d, const char *key, size_t klen, int type, int enc, void *ptr, int64_t expire_ms) {
+    dnode *n = node_new(key, klen, sizeof ptr, expire_ms);
+    n->type = (uint8_t)type;
+    n->enc = (uint8_t)enc;
+    memcpy(dn_val(n), &ptr, sizeof ptr);
+    if (expire_ms >= 0) d->expires++;
+    dict_add(&d->keys, n);
+    return n;
+}
+
+/* Replace node `n` (found by key) with a reallocated copy of size `size`. */
+static dnode *relink_realloc(db *d, dnode *n, size_t size) {
+    dnode **link = dict_find_link(&d->keys, dn_key(n), n->klen);
+    dnode *m = zrealloc(n, size);
+    *link = m;
+    return m;
+}
+
+dnode *db_resize_value(db *d, dnode *n, size_t newvlen) {
+    if (newvlen == n->vlen) return n;
+    dnode *m = relink_realloc(d, n, dn_size(n->klen, (uint32_t)newvlen, n->flags & DN_EXPIRE));
+    m->vlen = (uint32_t)newvlen;
+    return m;
+}
+
+dnode *db_set_expire(db *d, dnode *n, int64_t when_ms) {
+    if (n->flags & DN_EXPIRE) {
+        dn_set_expire_field(n, when_ms);
+        return n;
+    }
+    size_t kv = (size_t)n->klen + n->vlen;
+    dnode *m = relink_realloc(d, n, dn_size(n->klen, n->vlen, 1));
+    memmove(m->data + 8, m->data, kv);
+    m->flags |= DN_EXPIRE;
+    dn_set_expire_field(m, when_ms);
+    d->expires++;
+    return m;
+}
+
+dnode *db_persist(db *d, dnode *n) {
+    if (!(n->flags & DN_EXPIRE)) return n;
+    size_t kv = (size_t)n->klen + n->vlen;
+    memmove(n->data, n->data + 8, kv);
+    n->flags &= (uint8_t)~DN_EXPIRE;
+    d->expires--;
+    return relink_realloc(d, n, dn_size(n->klen, n->vlen, 0));
+}
+
+int db_delete(db *d, const char *key, size_t klen) {
+    dnode *n = dict_unlink(&d->keys, key, klen);
+    if (!n) return 0;
+    if (n->flags & DN_EXPIRE) d->expires--;
+    int expired = (n->flags & DN_EXPIRE) && dn_expire(n) <= srv.now_ms;
+    if (expired) srv.stats.expiredkeys++;
+    db_free_node(n);
+    return !expired;
+}
+
+dnode *db_unlink_node(db *d, const char *key, size_t klen) {
+    dnode *n = dict_unlink(&d->keys, key, klen);
+    if (n && (n->flags & DN_EXPIRE)) d->expires--;
+    return n;
+}
+
+dnode *db_insert_node(db *d, dnode *n, const char *key, size_t klen) {
+    if (n->klen != klen || memcmp(dn_key(n), key, klen) != 0) {
+        size_t off = (n->flags & DN_EXPIRE) ? 8 : 0;
+        dnode *m = zmalloc(dn_size((uint32_t)klen, n->vlen, n->flags & DN_EXPIRE));
+        memcpy(m, n, sizeof(dnode) + off);
+        m->klen = (uint32_t)klen;
+        memcpy(dn_key(m), key, klen);
+        memcpy(dn_val(m), dn_val(n), n->vlen);
+        zfree(n);
+        n = m;
+    }
+    n->next = NULL;
+    if (n->flags & DN_EXPIRE) d->expires++;
+    dict_add(&d->keys, n);
+    return n;
+}
+
+dnode *db_copy_node(const dnode *n, const char *key, size_t klen) {
+    int exp = n->flags & DN_EXPIRE;
+    dnode *m = zmalloc(dn_size((uint32_t)klen, n->vlen, exp));
+    memcpy(m, n, sizeof(dnode) + (exp ? 8 : 0));
+    m->next = NULL;
+    m->klen = (uint32_t)klen;
+    memcpy(dn_key(m), key, klen);
+    if (n->type != OBJ_STRING && hooks[n->type].dup_fn) {
+        void *p = hooks[n->type].dup_fn(dn_ptr(n));
+        memcpy(dn_val(m), &p, sizeof p);
+    } else {
+        memcpy(dn_val(m), dn_val(n), n->vlen);
+    }
+    return m;
+}
+
+void db_flush(db *d) {
+    dict_clear(&d->keys, db_free_node);
+    d->expires = 0;
+    d->expire_cursor = 0;
+    d->avg_ttl = 0;
+}
+
+void db_swap(db *a, db *b) {
+    db tmp = *a;
+    *a = *b;
+    *b = tmp;
+    int id = a->id;
+    a->id = b->id;
+    b->id = id;
+}
+
+/* ---- active expiry ------------------------------------------------------- */
+
+int g_active_expire_enabled = 1;
+
+typedef struct expire_ctx {
+    db *d;
+    dnode *victims[64];
+    int nvictims;
+    long long ttl_sum;
+    long ttl_samples;
+} expire_ctx;
+
+static void expire_visit(void *ud, dnode *n) {
+    expire_ctx *x = ud;
+    if (!(n->flags & DN_EXPIRE)) return;
+    int64_t t = dn_expire(n);
+    if (t <= srv.now_ms) {
+        if (x->nvictims < 64) x->victims[x->nvictims++] = n;
+    } else {
+        x->ttl_sum += t - srv.now_ms;
+        x->ttl_samples++;
+    }
+}
+
+void db_active_expire(long budget_us) {
+    if (!g_active_expire_enabled) return;
+    int64_t start = ev_mono_us();
+    srv.stats.active_expire_cycles++;
+    for (int i = 0; i < ndbs; i++) {
+        db *d = &dbs[i];
+        if (d->expires == 0) continue;
+        expire_ctx x = {.d = d};
+        long iters = 0;
+        do {
+            x.nvictims = 0;
+            d->expire_cursor = dict_scan(&d->keys, d->expire_cursor, expire_visit, &x);
+            for (int k = 0; k < x.nvictims; k++) delete_expired(d, x.victims[k]);
+            if ((++iters & 15) == 0 && ev_mono_us() - start > budget_us) break;
+        } while (d->expire_cursor != 0 && d->expires > 0);
+        if (x.ttl_samples) {
+            long long avg = x.ttl_sum / x.ttl_samples;
+            d->avg_ttl = d->avg_ttl ? (d->avg_ttl * 49 + avg) / 50 : avg;
+        }
+        if (ev_mono_us() - start > budget_us) break;
+    }
+}
+
+void db_cron_rehash(long budget_us) {
+    for (int i = 0; i < ndbs; i++) {
+        dict_maybe_shrink(&dbs[i].keys);
+        if (dict_is_rehashing(&dbs[i].keys)) {
+            dict_rehash_us(&dbs[i].keys, budget_us);
+            return; /* one db per tick, like Redis */
+        }
+    }
+}
+
+const char *obj_type_name(int type) {
+    static const char *names[] = {"string", "list", "set", "zset", "hash"};
+    return type >= 0 && type < OBJ_TYPES ? names[type] : "none";
+}
+
+const char *obj_enc_name(const dnode *n) {
+    if (n->type == OBJ_STRING) return n->enc == ENC_INT ? "int" : n->enc == ENC_EMBSTR ? "embstr" : "raw";
+    static const char *enc[] = {"raw", "int", "hashtable", "quicklist", "ziplist", "intset", "skiplist", "embstr",
+                                "quicklist", "stream", "listpack"};
+    return n->enc < sizeof enc / sizeof enc[0] ? enc[n->enc] : "unknown";
+}

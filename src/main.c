@@ -1,0 +1,225 @@
+/* main.c - ferry-server entry point: configuration, start-up, the cron
+ * timer, signals, and clean shutdown. */
+#include "client.h"
+#include "command.h"
+#include "config.h"
+#include "db.h"
+#include "dict.h"
+#include "frand.h"
+#include "reply.h"
+#include "server.h"
+#include "zmalloc.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+server srv;
+
+void info_cron_sample(void);
+
+static volatile sig_atomic_t got_signal;
+
+void server_log(int level, const char *fmt, ...) {
+    if (level < srv.cfg.loglevel) return;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    struct tm tm;
+    localtime_r(&ts.tv_sec, &tm);
+    char tbuf[64];
+    size_t off = strftime(tbuf, sizeof tbuf, "%d %b %Y %H:%M:%S.", &tm);
+    snprintf(tbuf + off, sizeof tbuf - off, "%03d", (int)(ts.tv_nsec / 1000000));
+    static const char marks[] = ".-*#";
+    FILE *fp = stdout;
+    int close_it = 0;
+    if (srv.cfg.logfile && srv.cfg.logfile[0]) {
+        fp = fopen(srv.cfg.logfile, "a");
+        if (!fp) return;
+        close_it = 1;
+    }
+    fprintf(fp, "%d:M %s %c %s\n", (int)getpid(), tbuf, marks[level > 3 ? 3 : level], msg);
+    fflush(fp);
+    if (close_it) fclose(fp);
+}
+
+size_t rss_bytes(void) {
+    long pages = 0, resident = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (!f) return 0;
+    if (fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    fclose(f);
+    return (size_t)resident * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+void stats_reset_all(void) {
+    memset(&srv.stats, 0, sizeof srv.stats);
+    srv.stat_peak_memory = zmalloc_used();
+    commands_reset_stats();
+    errstats_reset();
+}
+
+static void on_signal(int sig) { got_signal = sig; }
+
+static void setup_signals(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+static void close_timedout_clients(void) {
+    if (srv.cfg.timeout <= 0) return;
+    int64_t limit = srv.cfg.timeout * 1000;
+    for (client *c = srv.clients; c; c = c->next) {
+        if (c->fd < 0 || (c->flags & CF_CLOSE_ASAP)) continue;
+        if (srv.now_ms - c->last_interaction_ms > limit) {
+            server_log(LOG_VERBOSE_, "Closing idle client");
+            client_close_async(c);
+        }
+    }
+}
+
+static long server_cron(evloop *el, long long id, void *data) {
+    srv.now_ms = ev_now_ms();
+    srv.lruclock = (uint32_t)(srv.now_ms / 1000);
+    long period_us = 1000000 / (srv.cfg.hz > 0 ? srv.cfg.hz : 10);
+    db_active_expire(period_us / 4); /* at most 25% of the CPU, as Redis's slow cycle */
+    db_cron_rehash(1000);
+    close_timedout_clients();
+    size_t used = zmalloc_used();
+    if (used > srv.stat_peak_memory) srv.stat_peak_memory = used;
+    info_cron_sample();
+    if (got_signal) {
+        server_log(LOG_WARNING_, "Received %s scheduling shutdown...", got_signal == SIGINT ? "SIGINT" : "SIGTERM");
+        srv.shutdown_asap = 1;
+    }
+    return 1000 / (srv.cfg.hz > 0 ? srv.cfg.hz : 10);
+}
+
+static void free_closed_clients(void) {
+    while (srv.close_list) {
+        client *c = srv.close_list;
+        srv.close_list = c->next_close;
+        c->flags &= ~CF_CLOSE_ASAP;
+        client_free(c);
+    }
+}
+
+static void before_sleep(evloop *el) {
+    free_closed_clients();
+    clients_flush_pending();
+    free_closed_clients();
+    if (got_signal && !srv.shutdown_asap) {
+        server_log(LOG_WARNING_, "Received %s scheduling shutdown...", got_signal == SIGINT ? "SIGINT" : "SIGTERM");
+        srv.shutdown_asap = 1;
+    }
+    if (srv.shutdown_asap) ev_stop(el);
+}
+
+static void write_pidfile(void) {
+    if (!srv.cfg.pidfile) return;
+    FILE *f = fopen(srv.cfg.pidfile, "w");
+    if (!f) return;
+    fprintf(f, "%d\n", (int)getpid());
+    fclose(f);
+}
+
+static void daemonize(void) {
+    if (fork() != 0) exit(0);
+    setsid();
+    int fd = open("/dev/null", O_RDWR);
+    if (fd != -1) {
+        dup2(fd, STDIN_FILENO);
+        dup2(fd, STDOUT_FILENO);
+        dup2(fd, STDERR_FILENO);
+        if (fd > STDERR_FILENO) close(fd);
+    }
+}
+
+static void make_runid(void) {
+    unsigned char b[20];
+    frand_secure_bytes(b, sizeof b);
+    static const char hex[] = "0123456789abcdef";
+    for (int i = 0; i < 20; i++) {
+        srv.runid[i * 2] = hex[b[i] >> 4];
+        srv.runid[i * 2 + 1] = hex[b[i] & 15];
+    }
+    srv.runid[40] = '\0';
+}
+
+static int open_files_limit(void) {
+    struct rlimit rl;
+    long want = (long)srv.cfg.maxclients + 32;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && (rlim_t)want > rl.rlim_cur) {
+        rlim_t cur = (rlim_t)want < rl.rlim_max ? (rlim_t)want : rl.rlim_max;
+        rl.rlim_cur = cur;
+        setrlimit(RLIMIT_NOFILE, &rl);
+        getrlimit(RLIMIT_NOFILE, &rl);
+        if ((long)rl.rlim_cur < want) {
+            long long newmax = (long long)rl.rlim_cur - 32;
+            if (newmax < 1) newmax = 1;
+            server_log(LOG_WARNING_, "You requested maxclients of %lld requiring at least %ld max file descriptors. "
+                       "Server can't set maximum open files to %ld. maxclients is now %lld.",
+                       srv.cfg.maxclients, want, want, newmax);
+            srv.cfg.maxclients = newmax;
+        }
+    }
+    return (int)srv.cfg.maxclients + 128;
+}
+
+int main(int argc, char **argv) {
+    srv.executable = argv[0];
+    config_load(&srv.cfg, argc, argv);
+    frand_init();
+    uint8_t seed[16];
+    frand_secure_bytes(seed, sizeof seed);
+    dict_set_seed(seed);
+    if (srv.cfg.daemonize) daemonize();
+    srv.pid = getpid();
+    srv.start_ms = srv.now_ms = ev_now_ms();
+    srv.lastsave = srv.now_ms / 1000;
+    srv.lruclock = (uint32_t)(srv.now_ms / 1000);
+    make_runid();
+    setup_signals();
+    server_log(LOG_NOTICE_, "oO0OoO0OoO0Oo ferry is starting oO0OoO0OoO0Oo");
+    server_log(LOG_NOTICE_, "ferry version=%s (redis-compatible %s), bits=64, pid=%d, just started", FERRY_OWN_VERSION,
+               FERRY_VERSION, (int)srv.pid);
+    int setsize = open_files_limit();
+    srv.el = ev_create(setsize);
+    if (!srv.el) {
+        server_log(LOG_WARNING_, "Failed creating the event loop. Error message: '%s'", strerror(errno));
+        return 1;
+    }
+    srv.el->before_sleep = before_sleep;
+    db_init_all(srv.cfg.databases);
+    commands_init();
+    if (net_listen_all() == -1) {
+        server_log(LOG_WARNING_, "Failed listening on port %d (tcp), aborting.", srv.cfg.port);
+        return 1;
+    }
+    ev_timer_add(srv.el, 1, server_cron, NULL);
+    write_pidfile();
+    server_log(LOG_NOTICE_, "Server initialized");
+    server_log(LOG_NOTICE_, "Ready to accept connections tcp");
+    ev_run(srv.el);
+    server_log(LOG_WARNING_, "User requested shutdown...");
+    while (srv.clients) client_free(srv.clients);
+    if (srv.cfg.pidfile) unlink(srv.cfg.pidfile);
+    server_log(LOG_WARNING_, "ferry is now ready to exit, bye bye...");
+    return 0;
+}

@@ -1,0 +1,279 @@
+/* multi.c - transactions (MULTI/EXEC/DISCARD) and optimistic locking
+ * (WATCH/UNWATCH).
+ *
+ * Queued commands own copies of their arguments. Watched keys live in one
+ * server-wide dict keyed by "<db id (4 bytes)><key>", whose node value points
+ * at the list of watching clients; any write to a key (including expiry and
+ * FLUSH) marks its watchers CF_DIRTY_CAS. When nobody watches anything the
+ * write path pays a single branch. */
+#include "command.h"
+#include "db.h"
+#include "reply.h"
+#include "server.h"
+#include "zmalloc.h"
+#include <string.h>
+
+typedef struct watcher {
+    client *c;
+    struct watcher *next;
+} watcher;
+
+typedef struct watched_key {
+    db *d;                      /* db at WATCH time (SWAPDB keeps the id: we store the id) */
+    int dbid;
+    int expired_at_watch;
+    size_t klen;
+    struct watched_key *next;
+    char key[];
+} watched_key;
+
+static dict watch_dict;
+static int watch_ready;
+
+static size_t watch_key_build(char *buf, int dbid, const char *key, size_t klen) {
+    memcpy(buf, &dbid, 4);
+    memcpy(buf + 4, key, klen);
+    return klen + 4;
+}
+
+static dnode *watch_find(int dbid, const char *key, size_t klen) {
+    char small[260];
+    char *buf = klen + 4 <= sizeof small ? small : zmalloc(klen + 4);
+    size_t n = watch_key_build(buf, dbid, key, klen);
+    dnode *node = dict_find(&watch_dict, buf, n);
+    if (buf != small) zfree(buf);
+    return node;
+}
+
+static watcher *node_watchers(dnode *n) {
+    watcher *w;
+    memcpy(&w, dn_val(n), sizeof w);
+    return w;
+}
+
+static void node_set_watchers(dnode *n, watcher *w) { memcpy(dn_val(n), &w, sizeof w); }
+
+void touch_watched_key(db *d, const char *key, size_t klen) {
+    if (!srv.watched_keys) return;
+    dnode *n = watch_find(d->id, key, klen);
+    if (!n) return;
+    for (watcher *w = node_watchers(n); w; w = w->next) w->c->flags |= CF_DIRTY_CAS;
+}
+
+void touch_all_watched_keys(db *d) {
+    if (!srv.watched_keys) return;
+    for (client *c = srv.clients; c; c = c->next) {
+        for (watched_key *wk = c->watched; wk; wk = wk->next) {
+            if (d && wk->dbid != d->id) continue;
+            db *kd = db_get(wk->dbid);
+            if (dict_find(&kd->keys, wk->key, wk->klen)) c->flags |= CF_DIRTY_CAS;
+        }
+    }
+}
+
+static void watch_key(client *c, span key) {
+    int dbid = c->db->id;
+    for (watched_key *wk = c->watched; wk; wk = wk->next)
+        if (wk->dbid == dbid && wk->klen == key.len && memcmp(wk->key, key.p, key.len) == 0) return;
+    if (!watch_ready) {
+        dict_init(&watch_dict);
+        watch_ready = 1;
+    }
+    dnode *n = watch_find(dbid, key.p, key.len);
+    if (!n) {
+        n = zmalloc(dn_size((uint32_t)key.len + 4, sizeof(void *), 0));
+        memset(n, 0, sizeof *n);
+        n->klen = (uint32_t)key.len + 4;
+        n->vlen = sizeof(void *);
+        watch_key_build(dn_key(n), dbid, key.p, key.len);
+        node_set_watchers(n, NULL);
+        dict_add(&watch_dict, n);
+        srv.watched_keys++;
+    }
+    watcher *w = zmalloc(sizeof *w);
+    w->c = c;
+    w->next = node_watchers(n);
+    node_set_watchers(n, w);
+    watched_key *wk = zmalloc(sizeof *wk + key.len);
+    wk->dbid = dbid;
+    wk->d = c->db;
+    wk->klen = key.len;
+    memcpy(wk->key, key.p, key.len);
+    dnode *kn = dict_find(&c->db->keys, key.p, key.len);
+    wk->expired_at_watch = kn && db_is_expired(kn);
+    wk->next = c->watched;
+    c->watched = wk;
+}
+
+static void unwatch_all(client *c) {
+    while (c->watched) {
+        watched_key *wk = c->watched;
+        c->watched = wk->next;
+        dnode *n = watch_find(wk->dbid, wk->key, wk->klen);
+        if (n) {
+            watcher **pp;
+            watcher *head = node_watchers(n);
+            pp = &head;
+            while (*pp && (*pp)->c != c) pp = &(*pp)->next;
+            if (*pp) {
+                watcher *dead = *pp;
+                *pp = dead->next;
+                zfree(dead);
+            }
+            node_set_watchers(n, head);
+            if (!head) {
+                char buf[4 + 256];
+                char *kb = wk->klen + 4 <= sizeof buf ? buf : zmalloc(wk->klen + 4);
+                size_t kn = watch_key_build(kb, wk->dbid, wk->key, wk->klen);
+                zfree(dict_unlink(&watch_dict, kb, kn));
+                if (kb != buf) zfree(kb);
+                srv.watched_keys--;
+            }
+        }
+        zfree(wk);
+    }
+    c->flags &= ~CF_DIRTY_CAS;
+}
+
+/* A watched key that was alive at WATCH time and is now logically expired
+ * counts as modified, as in Redis 7. */
+static int watched_key_expired(client *c) {
+    for (watched_key *wk = c->watched; wk; wk = wk->next) {
+        if (wk->expired_at_watch) continue;
+        db *d = db_get(wk->dbid);
+        dnode *n = dict_find(&d->keys, wk->key, wk->klen);
+        if (n && db_is_expired(n)) return 1;
+    }
+    return 0;
+}
+
+static void discard_queue(client *c) {
+    for (int i = 0; i < c->mcount; i++) {
+        for (int j = 0; j < c->mstate[i].argc; j++) zfree((void *)c->mstate[i].argv[j].p);
+        zfree(c->mstate[i].argv);
+    }
+    zfree(c->mstate);
+    c->mstate = NULL;
+    c->mcount = c->mcap = 0;
+    c->flags &= ~(CF_MULTI | CF_DIRTY_EXEC | CF_DIRTY_CAS);
+}
+
+void multi_queue_command(client *c, command *cmd) {
+    if (c->flags & CF_DIRTY_EXEC) { /* already doomed: don't waste memory */
+        reply_raw(c, RESP_QUEUED, 9);
+        return;
+    }
+    if (c->mcount == c->mcap) {
+        c->mcap = c->mcap ? c->mcap * 2 : 4;
+        c->mstate = zrealloc(c->mstate, sizeof(multi_cmd) * (size_t)c->mcap);
+    }
+    multi_cmd *m = &c->mstate[c->mcount++];
+    m->argc = c->argc;
+    m->cmd = cmd;
+    m->argv = zmalloc(sizeof(span) * (size_t)c->argc);
+    for (int i = 0; i < c->argc; i++) {
+        m->argv[i].p = zstrndup(c->argv[i].p, c->argv[i].len);
+        m->argv[i].len = c->argv[i].len;
+    }
+    reply_raw(c, RESP_QUEUED, 9);
+}
+
+void multi_reset_client(client *c) {
+    discard_queue(c);
+    unwatch_all(c);
+}
+
+void multi_free_client(client *c) { multi_reset_client(c); }
+
+void cmd_multi(client *c) {
+    if (c->flags & CF_MULTI) {
+        reply_error(c, "ERR MULTI calls can not be nested");
+        return;
+    }
+    c->flags |= CF_MULTI;
+    reply_ok(c);
+}
+
+void cmd_discard(client *c) {
+    if (!(c->flags & CF_MULTI)) {
+        reply_error(c, "ERR DISCARD without MULTI");
+        return;
+    }
+    discard_queue(c);
+    unwatch_all(c);
+    reply_ok(c);
+}
+
+void cmd_exec(client *c) {
+    if (!(c->flags & CF_MULTI)) {
+        reply_error(c, "ERR EXEC without MULTI");
+        return;
+    }
+    if (c->flags & CF_DIRTY_EXEC) {
+        reply_error(c, "EXECABORT Transaction discarded because of previous errors.");
+        discard_queue(c);
+        unwatch_all(c);
+        return;
+    }
+    if ((c->flags & CF_DIRTY_CAS) || watched_key_expired(c)) {
+        reply_null_array(c);
+        discard_queue(c);
+        unwatch_all(c);
+        return;
+    }
+    unwatch_all(c); /* unwatch before executing, as Redis does */
+    multi_cmd *q = c->mstate;
+    int n = c->mcount;
+    c->mstate = NULL;
+    c->mcount = c->mcap = 0;
+    c->flags &= ~CF_MULTI;
+    c->flags |= CF_EXECUTING_EXEC;
+    int orig_argc = c->argc;
+    span *orig_argv = c->argv;
+    command *exec_cmd = c->cmd;
+    reply_array(c, n);
+    for (int i = 0; i < n; i++) {
+        c->argc = q[i].argc;
+        c->argv = q[i].argv;
+        command_call(c, q[i].cmd);
+    }
+    c->argc = orig_argc;
+    c->argv = orig_argv;
+    c->cmd = exec_cmd;
+    c->flags &= ~CF_EXECUTING_EXEC;
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < q[i].argc; j++) zfree((void *)q[i].argv[j].p);
+        zfree(q[i].argv);
+    }
+    zfree(q);
+}
+
+void cmd_watch(client *c) {
+    if (c->flags & CF_MULTI) {
+        reply_error(c, "ERR WATCH inside MULTI is not allowed");
+        return;
+    }
+    for (int i = 1; i < c->argc; i++) watch_key(c, c->argv[i]);
+    reply_ok(c);
+}
+
+void cmd_unwatch(client *c) {
+    unwatch_all(c);
+    reply_ok(c);
+}
+
+command multi_commands[] = {
+    {"multi", cmd_multi, 1, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_ALLOW_BUSY, "fast transaction", 0, 0, 0,
+     "transactions", "Starts a transaction.", "1.2.0", "O(1)", NULL},
+    {"exec", cmd_exec, 1, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_SKIP_SLOWLOG, "slow transaction", 0, 0, 0,
+     "transactions", "Executes all commands in a transaction.", "1.2.0", "Depends on commands in the transaction",
+     NULL},
+    {"discard", cmd_discard, 1, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_ALLOW_BUSY, "fast transaction", 0,
+     0, 0, "transactions", "Discards a transaction.", "2.0.0", "O(N), when N is the number of queued commands", NULL},
+    {"watch", cmd_watch, -2, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_ALLOW_BUSY, "fast transaction", 1,
+     -1, 1, "transactions", "Monitors changes to keys to determine the execution of a transaction.", "2.2.0",
+     "O(1) for every key.", NULL},
+    {"unwatch", cmd_unwatch, 1, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_ALLOW_BUSY, "fast transaction", 0,
+     0, 0, "transactions", "Forgets about watched keys of a transaction.", "2.2.0", "O(1)", NULL},
+    {0},
+};

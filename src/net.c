@@ -1,0 +1,155 @@
+/* net.c - listening sockets and accept.
+ *
+ * Binds every address of `bind` (a leading '-' marks an address that may be
+ * unavailable, as in Redis). accept4() runs in a bounded loop per readiness
+ * event. EMFILE/ENFILE do not stop the listener and do not spin: the
+ * listener's read interest is dropped and re-armed by a timer 100 ms later.
+ */
+#include "client.h"
+#include "reply.h"
+#include "server.h"
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define MAX_ACCEPTS_PER_CALL 1000
+#define ACCEPT_BACKOFF_MS 100
+
+static void accept_handler(evloop *el, int fd, void *data, int mask);
+
+static void format_addr(const struct sockaddr_storage *sa, char *buf, size_t cap) {
+    char ip[INET6_ADDRSTRLEN] = "?";
+    int port = 0;
+    if (sa->ss_family == AF_INET) {
+        const struct sockaddr_in *s = (const struct sockaddr_in *)sa;
+        inet_ntop(AF_INET, &s->sin_addr, ip, sizeof ip);
+        port = ntohs(s->sin_port);
+        snprintf(buf, cap, "%s:%d", ip, port);
+    } else if (sa->ss_family == AF_INET6) {
+        const struct sockaddr_in6 *s = (const struct sockaddr_in6 *)sa;
+        inet_ntop(AF_INET6, &s->sin6_addr, ip, sizeof ip);
+        port = ntohs(s->sin6_port);
+        snprintf(buf, cap, "%s:%d", ip, port);
+    } else {
+        snprintf(buf, cap, "?:0");
+    }
+}
+
+static int listen_one(const char *addr, int port) {
+    char portstr[16];
+    struct addrinfo hints, *res, *p;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = strchr(addr, ':') ? AF_INET6 : AF_INET;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE;
+    snprintf(portstr, sizeof portstr, "%d", port);
+    if (strcmp(addr, "*") == 0) addr = NULL, hints.ai_family = AF_INET;
+    else if (strcmp(addr, "::*") == 0) addr = NULL, hints.ai_family = AF_INET6;
+    if (getaddrinfo(addr, portstr, &hints, &res) != 0) return -1;
+    int fd = -1;
+    for (p = res; p; p = p->ai_next) {
+        fd = socket(p->ai_family, p->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, p->ai_protocol);
+        if (fd == -1) continue;
+        int yes = 1;
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+        if (p->ai_family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &yes, sizeof yes);
+        if (bind(fd, p->ai_addr, p->ai_addrlen) == 0 && listen(fd, srv.cfg.tcp_backlog) == 0) break;
+        close(fd);
+        fd = -1;
+    }
+    freeaddrinfo(res);
+    return fd;
+}
+
+int net_listen_all(void) {
+    srv.listen_count = 0;
+    for (int i = 0; i < srv.cfg.bind_count; i++) {
+        const char *a = srv.cfg.bind[i];
+        int optional = a[0] == '-';
+        if (optional) a++;
+        int fd = listen_one(a, srv.cfg.port);
+        if (fd == -1) {
+            if (optional) {
+                server_log(LOG_NOTICE_, "Could not bind optional address %s:%d: %s", a, srv.cfg.port, strerror(errno));
+                continue;
+            }
+            server_log(LOG_WARNING_, "Warning: Could not create server TCP listening socket %s:%d: %s", a,
+                       srv.cfg.port, strerror(errno));
+            return -1;
+        }
+        srv.listen_fds[srv.listen_count++] = fd;
+        ev_add(srv.el, fd, EV_READABLE, accept_handler, NULL);
+    }
+    return srv.listen_count > 0 ? 0 : -1;
+}
+
+static long rearm_listeners(evloop *el, long long id, void *data) {
+    for (int i = 0; i < srv.listen_count; i++)
+        if (!(ev_get_mask(el, srv.listen_fds[i]) & EV_READABLE))
+            ev_add(el, srv.listen_fds[i], EV_READABLE, accept_handler, NULL);
+    return -1;
+}
+
+static void accept_backoff(evloop *el) {
+    static int64_t last_log;
+    for (int i = 0; i < srv.listen_count; i++) ev_del(el, srv.listen_fds[i], EV_READABLE);
+    ev_timer_add(el, ACCEPT_BACKOFF_MS, rearm_listeners, NULL);
+    if (srv.now_ms - last_log > 1000) {
+        last_log = srv.now_ms;
+        server_log(LOG_WARNING_, "Accepting client connection: %s (pausing accept for %d ms)", strerror(errno),
+                   ACCEPT_BACKOFF_MS);
+    }
+}
+
+static void setup_client_socket(int cfd) {
+    int yes = 1;
+    setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
+    if (srv.cfg.tcp_keepalive > 0) {
+        setsockopt(cfd, SOL_SOCKET, SO_KEEPALIVE, &yes, sizeof yes);
+#ifdef TCP_KEEPIDLE
+        int idle = srv.cfg.tcp_keepalive, intvl = srv.cfg.tcp_keepalive / 3 ? srv.cfg.tcp_keepalive / 3 : 1, cnt = 3;
+        setsockopt(cfd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+        setsockopt(cfd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
+        setsockopt(cfd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
+#endif
+    }
+}
+
+static void accept_handler(evloop *el, int fd, void *data, int mask) {
+    srv.now_ms = ev_now_ms();
+    for (int i = 0; i < MAX_ACCEPTS_PER_CALL; i++) {
+        struct sockaddr_storage sa;
+        socklen_t salen = sizeof sa;
+        int cfd = accept4(fd, (struct sockaddr *)&sa, &salen, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (cfd == -1) {
+            if (errno == EINTR) continue;
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) accept_backoff(el);
+            else if (errno != EAGAIN && errno != ECONNABORTED)
+                server_log(LOG_WARNING_, "Accepting client connection: %s", strerror(errno));
+            return;
+        }
+        srv.stats.numconnections++;
+        if ((long long)srv.nclients >= srv.cfg.maxclients || cfd >= el->setsize) {
+            static const char err[] = "-ERR max number of clients reached\r\n";
+            ssize_t w = write(cfd, err, sizeof err - 1);
+            (void)w;
+            srv.stats.rejected_conn++;
+            close(cfd);
+            continue;
+        }
+        setup_client_socket(cfd);
+        client *c = client_create(cfd);
+        if (!c) continue; /* client_create closed it */
+        format_addr(&sa, c->addr, sizeof c->addr);
+        struct sockaddr_storage la;
+        socklen_t lalen = sizeof la;
+        if (getsockname(cfd, (struct sockaddr *)&la, &lalen) == 0) format_addr(&la, c->laddr, sizeof c->laddr);
+        server_log(LOG_VERBOSE_, "Accepted %s", c->addr);
+    }
+}

@@ -1,0 +1,80 @@
+/* ring.c - growable output ring (see ring.h). Capacity is a power of two so
+ * wrap-around is a mask; growth linearises the contents into a new buffer
+ * twice the size. Replies are never dropped. */
+#include "ring.h"
+#include "zmalloc.h"
+#include <string.h>
+
+#define RING_MIN_CAP 1024
+
+void ring_init(ring *r) { memset(r, 0, sizeof *r); }
+
+void ring_free(ring *r) {
+    zfree(r->buf);
+    ring_init(r);
+}
+
+static void ring_grow(ring *r, size_t need) {
+    size_t cap = r->cap ? r->cap : RING_MIN_CAP;
+    while (cap - r->used < need) cap <<= 1;
+    char *nb = zmalloc(cap);
+    struct iovec iov[2];
+    int n = ring_iov(r, iov);
+    size_t off = 0;
+    for (int i = 0; i < n; i++) {
+        memcpy(nb + off, iov[i].iov_base, iov[i].iov_len);
+        off += iov[i].iov_len;
+    }
+    zfree(r->buf);
+    r->buf = nb;
+    r->cap = cap;
+    r->tail = 0;
+    r->head = off & (cap - 1);
+}
+
+int ring_reserve(ring *r, size_t n) {
+    if (r->cap - r->used < n) ring_grow(r, n);
+    return 0;
+}
+
+void ring_append(ring *r, const void *p, size_t n) {
+    if (r->cap - r->used < n) ring_grow(r, n);
+    const char *s = p;
+    size_t first = r->cap - r->head;
+    if (first >= n) {
+        memcpy(r->buf + r->head, s, n);
+    } else {
+        memcpy(r->buf + r->head, s, first);
+        memcpy(r->buf, s + first, n - first);
+    }
+    r->head = (r->head + n) & (r->cap - 1);
+    r->used += n;
+}
+
+int ring_iov(const ring *r, struct iovec iov[2]) {
+    if (r->used == 0) return 0;
+    if (r->tail < r->head) {
+        iov[0].iov_base = r->buf + r->tail;
+        iov[0].iov_len = r->used;
+        return 1;
+    }
+    iov[0].iov_base = r->buf + r->tail;
+    iov[0].iov_len = r->cap - r->tail;
+    if (r->head == 0) return 1;
+    iov[1].iov_base = r->buf;
+    iov[1].iov_len = r->head;
+    return 2;
+}
+
+void ring_consume(ring *r, size_t n) {
+    r->used -= n;
+    if (r->used == 0) {
+        r->head = r->tail = 0;
+    } else {
+        r->tail = (r->tail + n) & (r->cap - 1);
+    }
+}
+
+void ring_shrink(ring *r, size_t keep) {
+    if (r->used == 0 && r->cap > keep) ring_free(r);
+}
