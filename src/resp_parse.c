@@ -1,0 +1,468 @@
+/* resp_parse.c - incremental, span-based RESP request parser (see resp_parse.h).
+ *
+ * Why this file exists: the network layer must turn a client's query buffer
+ * into argv spans with Redis 7.0's protocol rules and exact error texts, at
+ * millions of requests per second, without allocating, without trusting a
+ * declared count (argv storage is the caller's and grows only with bytes
+ * received), and without rescanning bytes when a request arrives in pieces.
+ *
+ * Resumable state kept in resp_parser between calls:
+ *   multibulk (kind 1):
+ *     declared == 0            "*<count>" line not parsed yet; pos = offset
+ *                              where the search for its CR resumes.
+ *     declared > 0, bulk_len<0 expecting the "$<len>" header of argument
+ *                              argc; pos = offset where the CR search
+ *                              resumes. The header's first byte is derived
+ *                              (not stored): it follows the previous
+ *                              argument (argv[argc-1] + its 2 trailer
+ *                              bytes) or, for the first argument, the
+ *                              count line, whose length is known from
+ *                              declared because only canonical digits pass.
+ *     bulk_len >= 0            pos = offset of the payload.
+ *     argc                     arguments of this request completed so far;
+ *                              argv[0..argc) is part of the state.
+ *   inline (kind 2):
+ *     declared == 0            no '\n' found yet; pos = where the search
+ *                              resumes.
+ *     declared > 0             the line (with its '\n') is declared bytes
+ *                              long; pos = where the next token starts
+ *                              (only used after RESP_NEED_ARGV).
+ *
+ * Redis behaviours kept on purpose: a header's CR must be followed by one
+ * more byte, which is skipped without checking it is '\n'; the 2 bytes after a
+ * bulk payload are skipped likewise; '$' is checked only once the header
+ * line is complete; "too big" errors fire only when no CR / '\n' was found in
+ * more than max_inline pending bytes. Unlike Redis 7.0 (strchr), lines are
+ * found with memchr, so a NUL byte is ordinary data everywhere.
+ */
+#include "resp_parse.h"
+
+#include <limits.h>
+#include <string.h>
+
+enum { KIND_NONE = 0, KIND_MBULK = 1, KIND_INLINE = 2 };
+
+static const char ERR_MBULK_TOO_BIG[] = "Protocol error: too big mbulk count string";
+static const char ERR_MBULK_LEN[]     = "Protocol error: invalid multibulk length";
+static const char ERR_BULK_TOO_BIG[]  = "Protocol error: too big bulk count string";
+static const char ERR_BULK_LEN[]      = "Protocol error: invalid bulk length";
+static const char ERR_INLINE_TOO_BIG[] = "Protocol error: too big inline request";
+static const char ERR_QUOTES[]        = "Protocol error: unbalanced quotes in request";
+
+/* "Protocol error: expected '$', got '<c>'" for every byte value, built at
+ * compile time so p->err can stay a pointer to static text. Redis formats the
+ * byte with %c and then replaces '\r' and '\n' in error replies by spaces; a
+ * NUL byte ends the C string there, leaving "... got '" (what %c + strlen
+ * gives in Redis). */
+#define EXP_CH(c) ((c) == '\r' || (c) == '\n' ? ' ' : (char)(c))
+#define EXP_MSG(c)                                                        \
+    { 'P', 'r', 'o', 't', 'o', 'c', 'o', 'l', ' ', 'e', 'r', 'r', 'o', 'r', \
+      ':', ' ', 'e', 'x', 'p', 'e', 'c', 't', 'e', 'd', ' ', '\'', '$',     \
+      '\'', ',', ' ', 'g', 'o', 't', ' ', '\'', EXP_CH(c), '\'', '\0' }
+#define EXP4(c) EXP_MSG(c), EXP_MSG((c) + 1), EXP_MSG((c) + 2), EXP_MSG((c) + 3)
+#define EXP16(c) EXP4(c), EXP4((c) + 4), EXP4((c) + 8), EXP4((c) + 12)
+#define EXP64(c) EXP16(c), EXP16((c) + 16), EXP16((c) + 32), EXP16((c) + 48)
+static const char expected_dollar[256][sizeof("Protocol error: expected '$', got 'x'")] = {
+    EXP64(0), EXP64(64), EXP64(128), EXP64(192)
+};
+
+static const resp_limits default_limits = {
+    RESP_MAX_BULK_DEF, RESP_MAX_ARGS, RESP_INLINE_MAX
+};
+
+/* Byte classes for inline splitting. SP: isspace() in the C locale (blank
+ * skipping and "closing quote must be followed by a space"). SEP: the bytes
+ * that end an unquoted token in sdssplitargs (a subset: not \v or \f). */
+enum { C_SP = 1, C_SEP = 2, C_DQ = 4, C_SQ = 8 };
+static const unsigned char cls[256] = {
+    [' '] = C_SP | C_SEP, ['\t'] = C_SP | C_SEP, ['\r'] = C_SP | C_SEP,
+    ['\n'] = C_SP | C_SEP, ['\v'] = C_SP, ['\f'] = C_SP,
+    ['"'] = C_DQ, ['\''] = C_SQ,
+};
+
+static ssize_t fail(resp_parser *p, const char *msg)
+{
+    p->err = msg;
+    return RESP_ERROR;
+}
+
+/* Ready for the next request; argc (the result) and argv are left alone. */
+static void clear_state(resp_parser *p)
+{
+    p->kind = KIND_NONE;
+    p->declared = 0;
+    p->bulk_len = -1;
+    p->pos = 0;
+}
+
+void resp_parser_init(resp_parser *p, resp_arg *argv, size_t argv_cap)
+{
+    p->argv = argv;
+    p->argv_cap = argv_cap;
+    p->argc = 0;
+    p->err = NULL;
+    clear_state(p);
+}
+
+void resp_parser_reset(resp_parser *p)
+{
+    p->argc = 0;
+    p->err = NULL;
+    clear_state(p);
+}
+
+/* Strict integer parse with Redis string2ll's rules: optional '-', then
+ * "0" alone or a digit 1-9 followed by digits; nothing else; fits in a long
+ * long; fewer than 21 bytes. 1 ok, 0 invalid. */
+static int parse_ll(const char *s, size_t n, long long *out)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0;
+    int neg = 0;
+    unsigned long long v;
+
+    if (n == 0 || n >= 21)
+        return 0;
+    if (n == 1 && u[0] == '0') {
+        *out = 0;
+        return 1;
+    }
+    if (u[0] == '-') {
+        neg = 1;
+        if (++i == n)
+            return 0;
+    }
+    if (u[i] < '1' || u[i] > '9')
+        return 0;
+    v = (unsigned long long)(u[i++] - '0');
+    for (; i < n; i++) {
+        unsigned d = (unsigned)u[i] - '0';
+        if (d > 9 || v > (ULLONG_MAX - d) / 10)
+            return 0;
+        v = v * 10 + d;
+    }
+    if (neg) {
+        if (v > (unsigned long long)LLONG_MAX + 1)
+            return 0;
+        *out = -(long long)(v - 1) - 1;
+    } else {
+        if (v > (unsigned long long)LLONG_MAX)
+            return 0;
+        *out = (long long)v;
+    }
+    return 1;
+}
+
+/* Common case in one pass, no memchr: buf[line] == m, 1..18 canonical digits,
+ * then CR and one more byte present. Returns 1 with *val and *cr set, or 0 to
+ * let the general path decide (it yields the same answer when this applies). */
+static inline int fast_header(const char *buf, size_t len, size_t line, char m,
+                              long long *val, size_t *cr)
+{
+    const unsigned char *b = (const unsigned char *)buf;
+    size_t i = line + 1, stop;
+    unsigned long long v;
+    unsigned d;
+
+    if (len - line < 4 || buf[line] != m)
+        return 0;
+    d = (unsigned)b[i] - '0';
+    if (d > 9)
+        return 0;
+    v = d;
+    i++;
+    if (d != 0) {
+        stop = line + 19 < len ? line + 19 : len;
+        while (i < stop && (d = (unsigned)b[i] - '0') <= 9) {
+            v = v * 10 + d;
+            i++;
+        }
+    }
+    if (i + 1 >= len || b[i] != '\r')
+        return 0;
+    *val = (long long)v;
+    *cr = i;
+    return 1;
+}
+
+/* Find the CR ending the header line starting at 'line'; bytes in
+ * [line, *scan) are known to hold none. 1: *cr set, the CR and the byte after
+ * it are present. 0: need more bytes, *scan updated. -1: no CR in more than
+ * max_inline pending bytes. */
+static int find_cr(const char *buf, size_t len, size_t line, size_t *scan,
+                   size_t max_inline, size_t *cr)
+{
+    size_t s = *scan > line ? *scan : line;
+    const char *q = s < len ? memchr(buf + s, '\r', len - s) : NULL;
+    size_t i;
+
+    if (q == NULL) {
+        if (len - line > max_inline)
+            return -1;
+        *scan = len;
+        return 0;
+    }
+    i = (size_t)(q - buf);
+    if (i + 1 >= len) {
+        *scan = i;
+        return 0;
+    }
+    *cr = i;
+    return 1;
+}
+
+/* Offset of the "$<len>" header of argument p->argc (see the state notes). */
+static size_t header_start(const resp_parser *p)
+{
+    unsigned long long d;
+    size_t n = 1;
+
+    if (p->argc > 0) {
+        const resp_arg *a = &p->argv[p->argc - 1];
+        return a->off + a->len + 2;
+    }
+    for (d = (unsigned long long)p->declared; d >= 10; d /= 10)
+        n++;
+    return 1 + n + 2; /* '*', digits, CR, one more byte */
+}
+
+static ssize_t parse_mbulk(resp_parser *p, const char *buf, size_t len,
+                           const resp_limits *lim)
+{
+    size_t pos = p->pos, line, cr = 0;
+    long long v;
+
+    if (p->declared == 0) {
+        if (!fast_header(buf, len, 0, '*', &v, &cr)) {
+            size_t scan = pos;
+            int r = find_cr(buf, len, 0, &scan, lim->max_inline, &cr);
+            if (r == 0) {
+                p->pos = scan;
+                return RESP_INCOMPLETE;
+            }
+            if (r < 0)
+                return fail(p, ERR_MBULK_TOO_BIG);
+            if (!parse_ll(buf + 1, cr - 1, &v))
+                return fail(p, ERR_MBULK_LEN);
+        }
+        if (v > lim->max_args)
+            return fail(p, ERR_MBULK_LEN);
+        if (v <= 0) {
+            p->argc = 0;
+            clear_state(p);
+            return (ssize_t)(cr + 2);
+        }
+        p->declared = v;
+        p->argc = 0;
+        p->bulk_len = -1;
+        line = pos = cr + 2;
+    } else {
+        line = p->bulk_len < 0 ? header_start(p) : pos;
+        if (line > pos)
+            return RESP_INCOMPLETE; /* caller broke the contract; stay safe */
+    }
+
+    for (;;) {
+        unsigned long long need;
+
+        if (p->bulk_len < 0) {
+            if (!fast_header(buf, len, line, '$', &v, &cr)) {
+                size_t scan = pos;
+                int r = find_cr(buf, len, line, &scan, lim->max_inline, &cr);
+                if (r == 0) {
+                    p->pos = scan;
+                    return RESP_INCOMPLETE;
+                }
+                if (r < 0)
+                    return fail(p, ERR_BULK_TOO_BIG);
+                if (buf[line] != '$')
+                    return fail(p, expected_dollar[(unsigned char)buf[line]]);
+                if (!parse_ll(buf + line + 1, cr - line - 1, &v) || v < 0)
+                    return fail(p, ERR_BULK_LEN);
+            }
+            if (v > lim->max_bulk)
+                return fail(p, ERR_BULK_LEN);
+            p->bulk_len = v;
+            pos = cr + 2;
+        }
+        /* payload plus the 2 trailer bytes */
+        need = (unsigned long long)p->bulk_len + 2;
+        if ((unsigned long long)(len - pos) < need) {
+            p->pos = pos;
+            return RESP_INCOMPLETE;
+        }
+        if (p->argc >= p->argv_cap) {
+            p->pos = pos;
+            return RESP_NEED_ARGV;
+        }
+        p->argv[p->argc].off = pos;
+        p->argv[p->argc].len = (size_t)p->bulk_len;
+        p->argc++;
+        pos += (size_t)need;
+        p->bulk_len = -1;
+        if ((long long)p->argc == p->declared) {
+            clear_state(p);
+            return (ssize_t)pos;
+        }
+        line = pos;
+    }
+}
+
+static int hexval(unsigned char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Split the line buf[r..e) like sdssplitargs, unescaping each token in place
+ * starting at its own first byte (output never outruns input). */
+static ssize_t split_inline(resp_parser *p, char *buf, size_t r, size_t e,
+                            size_t total)
+{
+    unsigned char *b = (unsigned char *)buf;
+    size_t argc = p->argc;
+
+    for (;;) {
+        size_t start, w;
+
+        while (r < e && (cls[b[r]] & C_SP))
+            r++;
+        if (r >= e)
+            break;
+        if (argc >= p->argv_cap) {
+            p->argc = argc;
+            p->pos = r;
+            return RESP_NEED_ARGV;
+        }
+        start = w = r;
+        for (;;) {
+            unsigned char c, k;
+
+            if (r >= e)
+                break;
+            c = b[r];
+            k = cls[c];
+            if (k == 0 || k == C_SP) { /* ordinary byte (\v, \f included) */
+                b[w++] = c;
+                r++;
+                continue;
+            }
+            if (k & C_SEP)
+                break; /* blank skipping consumes it */
+            r++;
+            if (k == C_DQ) {
+                for (;;) {
+                    if (r >= e)
+                        return fail(p, ERR_QUOTES);
+                    c = b[r];
+                    if (c == '\\' && r + 1 < e) {
+                        unsigned char n = b[r + 1];
+                        int hi, lo;
+                        if (n == 'x' && r + 3 < e && (hi = hexval(b[r + 2])) >= 0 &&
+                            (lo = hexval(b[r + 3])) >= 0) {
+                            b[w++] = (unsigned char)(hi * 16 + lo);
+                            r += 4;
+                            continue;
+                        }
+                        switch (n) {
+                        case 'n': c = '\n'; break;
+                        case 'r': c = '\r'; break;
+                        case 't': c = '\t'; break;
+                        case 'b': c = '\b'; break;
+                        case 'a': c = '\a'; break;
+                        default: c = n; break;
+                        }
+                        b[w++] = c;
+                        r += 2;
+                    } else if (c == '"') {
+                        r++;
+                        if (r < e && !(cls[b[r]] & C_SP))
+                            return fail(p, ERR_QUOTES);
+                        break;
+                    } else {
+                        b[w++] = c;
+                        r++;
+                    }
+                }
+            } else {
+                for (;;) {
+                    if (r >= e)
+                        return fail(p, ERR_QUOTES);
+                    c = b[r];
+                    if (c == '\\' && r + 1 < e && b[r + 1] == '\'') {
+                        b[w++] = '\'';
+                        r += 2;
+                    } else if (c == '\'') {
+                        r++;
+                        if (r < e && !(cls[b[r]] & C_SP))
+                            return fail(p, ERR_QUOTES);
+                        break;
+                    } else {
+                        b[w++] = c;
+                        r++;
+                    }
+                }
+            }
+            break; /* a closing quote ends the token */
+        }
+        p->argv[argc].off = start;
+        p->argv[argc].len = w - start;
+        argc++;
+    }
+    p->argc = argc;
+    clear_state(p);
+    return (ssize_t)total;
+}
+
+static ssize_t parse_inline(resp_parser *p, char *buf, size_t len,
+                            const resp_limits *lim)
+{
+    size_t total, e, r;
+
+    if (p->declared == 0) {
+        size_t s = p->pos;
+        const char *nl = s < len ? memchr(buf + s, '\n', len - s) : NULL;
+        if (nl == NULL) {
+            if (len > lim->max_inline)
+                return fail(p, ERR_INLINE_TOO_BIG);
+            p->pos = len;
+            return RESP_INCOMPLETE;
+        }
+        total = (size_t)(nl - buf) + 1;
+        p->declared = (long long)total;
+        p->argc = 0;
+        r = 0;
+    } else {
+        total = (size_t)p->declared;
+        r = p->pos;
+        if (total > len)
+            return RESP_INCOMPLETE; /* caller broke the contract; stay safe */
+    }
+    e = total - 1;
+    if (e > 0 && buf[e - 1] == '\r')
+        e--;
+    return split_inline(p, buf, r, e, total);
+}
+
+ssize_t resp_parse(resp_parser *p, char *buf, size_t len, const resp_limits *lim)
+{
+    if (p->err)
+        return RESP_ERROR;
+    if (lim == NULL)
+        lim = &default_limits;
+    if (p->kind == KIND_NONE) {
+        if (len == 0)
+            return RESP_INCOMPLETE;
+        p->kind = buf[0] == '*' ? KIND_MBULK : KIND_INLINE;
+    }
+    if (p->pos > len)
+        return RESP_INCOMPLETE; /* caller broke the contract; stay safe */
+    if (p->kind == KIND_MBULK)
+        return parse_mbulk(p, buf, len, lim);
+    return parse_inline(p, buf, len, lim);
+}
