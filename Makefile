@@ -26,7 +26,8 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 SERVER    := $(BUILD)/ferry-server
 
-.PHONY: all run test unit clean deps integration
+.PHONY: all run test unit clean deps integration fuzz
+.SECONDARY:
 all: $(SERVER)
 
 $(SERVER): $(OBJS)
@@ -40,6 +41,33 @@ $(BUILD)/obj $(BUILD)/tests:
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)/tests
 	$(CC) $(CFLAGS) -o $@ $< $(LIB_OBJS) $(LDFLAGS) -lcriterion $(LDLIBS)
+
+# ---- fuzzing (clang libFuzzer + ASan/UBSan) ----------------------------------
+FUZZ_SECONDS ?= 30
+FUZZ_CC      ?= clang
+FUZZ_DIR     := build/fuzz
+FUZZ_FLAGS   := $(CSTD) -O1 -g -Iinclude -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
+FUZZ_SRCS    := $(wildcard fuzz/fuzz_*.c)
+FUZZ_BINS    := $(FUZZ_SRCS:fuzz/%.c=$(FUZZ_DIR)/%)
+FUZZ_OBJS    := $(filter-out $(FUZZ_DIR)/obj/main.o,$(SRCS:src/%.c=$(FUZZ_DIR)/obj/%.o))
+
+$(FUZZ_DIR)/obj/%.o: src/%.c | $(FUZZ_DIR)/obj
+	$(FUZZ_CC) $(FUZZ_FLAGS) -c -o $@ $<
+
+$(FUZZ_DIR)/obj:
+	mkdir -p $@
+
+$(FUZZ_DIR)/%: fuzz/%.c $(FUZZ_OBJS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) -lm
+
+# Runs every target for FUZZ_SECONDS, starting from (a scratch copy of) its seed corpus.
+fuzz: $(FUZZ_BINS)
+	@set -e; for b in $(FUZZ_BINS); do n=$$(basename $$b | sed 's/^fuzz_//'); \
+	  work=$$(mktemp -d); if [ -d fuzz/corpus/$$n ]; then cp -r fuzz/corpus/$$n/. $$work/; fi; \
+	  echo "== fuzz $$n for $(FUZZ_SECONDS)s"; \
+	  if ! $$b -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/ $$work > $(FUZZ_DIR)/$$n.log 2>&1; then \
+	    tail -40 $(FUZZ_DIR)/$$n.log; rm -rf $$work; exit 1; fi; \
+	  grep -E "^stat::number_of_executed_units" $(FUZZ_DIR)/$$n.log; rm -rf $$work; done
 
 run: $(SERVER)
 	./$(SERVER) --port 6379

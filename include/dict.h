@@ -80,6 +80,10 @@ dnode *dict_find(dict *d, const char *key, size_t klen);
 dnode **dict_find_link(dict *d, const char *key, size_t klen);
 /* Insert a node whose key is not present. */
 void dict_add(dict *d, dnode *n);
+/* Variants that reuse a hash the caller already computed (saves a SipHash
+ * on insert-after-miss): dict_find_link_h stores the key's hash in *hash. */
+dnode **dict_find_link_h(dict *d, const char *key, size_t klen, uint64_t *hash);
+void dict_add_h(dict *d, dnode *n, uint64_t hash);
 /* Remove the node with this key and return it (NULL if absent). */
 dnode *dict_unlink(dict *d, const char *key, size_t klen);
 

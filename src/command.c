@@ -170,8 +170,15 @@ static inline int is_multi_control(const command *cmd) {
     return p == cmd_exec || p == cmd_discard || p == cmd_multi || p == cmd_watch || p == cmd_quit || p == cmd_reset;
 }
 
+/* Pipelines repeat the same command: try the client's last one before hashing. */
+static inline command *lookup_cached(client *c) {
+    command *last = c->lastcmd;
+    if (last && !last->parent && !last->subcmds && span_eq_nocase(c->argv[0], last->name)) return last;
+    return command_lookup(c->argv, c->argc);
+}
+
 void command_dispatch(client *c) {
-    command *cmd = command_lookup(c->argv, c->argc);
+    command *cmd = lookup_cached(c);
     c->cmd = cmd;
     if (c->flags & CF_REPLY_SKIP_NEXT) {
         c->flags &= ~CF_REPLY_SKIP_NEXT;

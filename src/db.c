@@ -117,7 +117,8 @@ static dnode *node_new(const char *key, size_t klen, size_t vlen, int64_t expire
 }
 
 dnode *db_set_string(db *d, const char *key, size_t klen, const char *val, size_t vlen, int64_t expire_ms) {
-    dnode **link = dict_find_link(&d->keys, key, klen);
+    uint64_t h;
+    dnode **link = dict_find_link_h(&d->keys, key, klen, &h);
     dnode *n = node_new(key, klen, vlen, expire_ms);
     memcpy(dn_val(n), val, vlen);
     if (expire_ms >= 0) d->expires++;
@@ -128,7 +129,7 @@ dnode *db_set_string(db *d, const char *key, size_t klen, const char *val, size_
         if (old->flags & DN_EXPIRE) d->expires--;
         db_free_node(old);
     } else {
-        dict_add(&d->keys, n);
+        dict_add_h(&d->keys, n, h);
     }
     return n;
 }

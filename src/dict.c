@@ -174,10 +174,8 @@ void dict_maybe_shrink(dict *d) {
     start_rehash(d, bits);
 }
 
-static dnode **find_link(dict *d, const char *key, size_t klen, int *table) {
-    if (dict_size(d) == 0) return NULL;
+static dnode **find_link_h(dict *d, const char *key, size_t klen, int *table, uint64_t h) {
     rehash_step(d);
-    uint64_t h = dict_hash(key, klen);
     for (int t = 0; t < 2; t++) {
         if (!d->table[t]) break;
         size_t idx = h & hashmask(d->bits[t]);
@@ -194,6 +192,18 @@ static dnode **find_link(dict *d, const char *key, size_t klen, int *table) {
     return NULL;
 }
 
+static dnode **find_link(dict *d, const char *key, size_t klen, int *table) {
+    if (dict_size(d) == 0) return NULL;
+    return find_link_h(d, key, klen, table, dict_hash(key, klen));
+}
+
+dnode **dict_find_link_h(dict *d, const char *key, size_t klen, uint64_t *hash) {
+    int t;
+    *hash = dict_hash(key, klen);
+    if (dict_size(d) == 0) return NULL;
+    return find_link_h(d, key, klen, &t, *hash);
+}
+
 dnode **dict_find_link(dict *d, const char *key, size_t klen) {
     int t;
     return find_link(d, key, klen, &t);
@@ -205,11 +215,13 @@ dnode *dict_find(dict *d, const char *key, size_t klen) {
     return l ? *l : NULL;
 }
 
-void dict_add(dict *d, dnode *n) {
+void dict_add(dict *d, dnode *n) { dict_add_h(d, n, dict_hash(dn_key(n), n->klen)); }
+
+void dict_add_h(dict *d, dnode *n, uint64_t hash) {
     rehash_step(d);
     maybe_expand(d);
     int t = d->rehash_idx != -1 ? 1 : 0;
-    size_t idx = dict_hash(dn_key(n), n->klen) & hashmask(d->bits[t]);
+    size_t idx = hash & hashmask(d->bits[t]);
     n->next = d->table[t][idx];
     d->table[t][idx] = n;
     d->used[t]++;
