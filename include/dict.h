@@ -29,6 +29,7 @@
 
 /* dnode flags */
 #define DN_EXPIRE 0x01              /* an int64 expiry (unix ms) precedes the key */
+#define DN_NOSHARE 0x80             /* COPY result: OBJECT REFCOUNT reports 1, not the shared-int count */
 
 typedef struct dnode {
     struct dnode *next;

@@ -1,0 +1,638 @@
+/* cmd_keys.c - the generic keyspace commands (Redis group "generic", plus
+ * the db-wide DBSIZE/FLUSHDB/FLUSHALL/SWAPDB of group "server"): DEL, UNLINK,
+ * EXISTS, TOUCH, TYPE, RENAME, RENAMENX, COPY, MOVE, KEYS, SCAN, RANDOMKEY,
+ * OBJECT, and the `keys_commands` table (which also lists the expiry
+ * commands implemented in cmd_expire.c).
+ *
+ * Values are moved and copied through db.h's node API (db_unlink_node,
+ * db_insert_node, db_copy_node), so RENAME/MOVE/COPY work for every type the
+ * type modules register. Replies and error texts follow Redis 7.0.
+ */
+#include <ctype.h>
+#include <limits.h>
+#include <stdint.h>
+#include <string.h>
+#include "client.h"
+#include "command.h"
+#include "db.h"
+#include "dict.h"
+#include "reply.h"
+#include "server.h"
+#include "util.h"
+#include "zmalloc.h"
+
+/* cmd_expire.c */
+void cmd_expire(client *c);
+void cmd_pexpire(client *c);
+void cmd_expireat(client *c);
+void cmd_pexpireat(client *c);
+void cmd_ttl(client *c);
+void cmd_pttl(client *c);
+void cmd_expiretime(client *c);
+void cmd_pexpiretime(client *c);
+void cmd_persist(client *c);
+
+/* Node flag (unused by dict.h/db.c, which keep unknown flag bits across
+ * expiry changes and renames): a string copied by COPY, which in Redis is a
+ * fresh, unshared object even for the shared integers 0..9999, so OBJECT
+ * REFCOUNT says 1 for it. Cleared whenever the value is re-created (SET). */
+
+/* Optional, provided by config.c if it knows policy names: the name of
+ * maxmemory-policy number `policy` ("allkeys-lfu" ...). Without it every
+ * policy is treated as non-LFU (the default, noeviction, is not). */
+const char *config_maxmemory_policy_name(int policy) __attribute__((weak));
+
+static const char *policy_name(void) {
+    if (!config_maxmemory_policy_name) return "noeviction";
+    const char *s = config_maxmemory_policy_name(srv.cfg.maxmemory_policy);
+    return s ? s : "noeviction";
+}
+static int policy_is_lfu(void) { return strstr(policy_name(), "-lfu") != NULL; }
+static int policy_is_lru_lfu(void) {
+    const char *s = policy_name();
+    return strstr(s, "-lfu") || strstr(s, "-lru");
+}
+
+/* ------------------------------------------------------------------ helpers */
+
+/* A growable array of node pointers, with inline room for small results. */
+typedef struct nvec {
+    dnode **v;
+    size_t n, cap;
+    dnode *inl[64];
+} nvec;
+
+static void nvec_init(nvec *a) { a->v = a->inl; a->n = 0; a->cap = 64; }
+static void nvec_free(nvec *a) { if (a->v != a->inl) zfree(a->v); }
+static void nvec_push(nvec *a, dnode *n) {
+    if (a->n == a->cap) {
+        size_t ncap = a->cap * 2;
+        if (a->v == a->inl) {
+            a->v = zmalloc(ncap * sizeof *a->v);
+            memcpy(a->v, a->inl, a->n * sizeof *a->v);
+        } else {
+            a->v = zrealloc(a->v, ncap * sizeof *a->v);
+        }
+        a->cap = ncap;
+    }
+    a->v[a->n++] = n;
+}
+
+/* Read lookup counting hits/misses without updating the access time
+ * (Redis's LOOKUP_NOTOUCH): EXISTS, TYPE, OBJECT. */
+static dnode *lookup_notouch(client *c, const span *k) {
+    dnode *n = db_lookup(c->db, k->p, k->len);
+    if (n) srv.stats.keyspace_hits++;
+    else srv.stats.keyspace_misses++;
+    return n;
+}
+
+/* Delete an expired node through the lazy-expiry path (which counts it and
+ * touches watchers). The key is copied first: the node is freed meanwhile. */
+static void expire_node_now(db *d, dnode *n) {
+    char buf[256];
+    size_t klen = n->klen;
+    char *k = klen <= sizeof buf ? buf : zmalloc(klen);
+    memcpy(k, dn_key(n), klen);
+    db_lookup_write(d, k, klen);
+    if (k != buf) zfree(k);
+}
+
+/* Parse a DB index as Redis's getIntFromObjectOrReply: not an integer ->
+ * notint (or `msg`), outside int -> range text (or `msg`). */
+static int parse_db_int(client *c, span s, int *out, const char *msg) {
+    long long v;
+    if (!str_to_ll(s.p, s.len, &v)) {
+        if (msg) reply_error(c, msg);
+        else reply_err_notint(c);
+        return -1;
+    }
+    if (v < INT_MIN || v > INT_MAX) {
+        if (msg) reply_error(c, msg);
+        else reply_error(c, "ERR value is out of range, value must between -2147483648 and 2147483647");
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+static int db_index_valid(int id) { return id >= 0 && id < srv.dbnum; }
+
+static int span_same(span a, span b) { return a.len == b.len && memcmp(a.p, b.p, a.len) == 0; }
+
+/* ---------------------------------------------------- DEL UNLINK EXISTS ... */
+
+static void del_generic(client *c) {
+    db *d = c->db;
+    long long deleted = 0;
+    for (int j = 1; j < c->argc; j++) {
+        span k = c->argv[j];
+        if (!db_lookup_write(d, k.p, k.len)) continue;   /* expires lazily */
+        if (db_delete(d, k.p, k.len)) {
+            touch_watched_key(d, k.p, k.len);
+            srv.dirty++;
+            deleted++;
+        }
+    }
+    reply_int(c, deleted);
+}
+
+static void cmd_del(client *c) { del_generic(c); }
+static void cmd_unlink(client *c) { del_generic(c); }
+
+static void cmd_exists(client *c) {
+    long long count = 0;
+    for (int j = 1; j < c->argc; j++)
+        if (lookup_notouch(c, &c->argv[j])) count++;
+    reply_int(c, count);
+}
+
+static void cmd_touch(client *c) {
+    long long count = 0;
+    for (int j = 1; j < c->argc; j++)
+        if (db_lookup_read(c->db, c->argv[j].p, c->argv[j].len)) count++;
+    reply_int(c, count);
+}
+
+static void cmd_type(client *c) {
+    dnode *n = lookup_notouch(c, &c->argv[1]);
+    reply_status(c, n ? obj_type_name(n->type) : "none");
+}
+
+/* ------------------------------------------------------- RENAME COPY MOVE */
+
+static void rename_generic(client *c, int nx) {
+    db *d = c->db;
+    span src = c->argv[1], dst = c->argv[2];
+    if (!db_lookup_write(d, src.p, src.len)) {
+        reply_error(c, "ERR no such key");
+        return;
+    }
+    if (span_same(src, dst)) {              /* exists: nothing to do */
+        if (nx) reply_int(c, 0);
+        else reply_ok(c);
+        return;
+    }
+    if (db_lookup_write(d, dst.p, dst.len)) {
+        if (nx) { reply_int(c, 0); return; }
+        db_delete(d, dst.p, dst.len);
+    }
+    dnode *n = db_unlink_node(d, src.p, src.len);
+    db_insert_node(d, n, dst.p, dst.len);   /* keeps value, expiry, lru */
+    touch_watched_key(d, src.p, src.len);
+    touch_watched_key(d, dst.p, dst.len);
+    srv.dirty++;
+    if (nx) reply_int(c, 1);
+    else reply_ok(c);
+}
+
+static void cmd_rename(client *c) { rename_generic(c, 0); }
+static void cmd_renamenx(client *c) { rename_generic(c, 1); }
+
+static void cmd_copy(client *c) {
+    db *src = c->db, *dst = c->db;
+    int replace = 0;
+    for (int j = 3; j < c->argc; j++) {
+        if (span_eq_nocase(c->argv[j], "replace")) {
+            replace = 1;
+        } else if (span_eq_nocase(c->argv[j], "db") && j + 1 < c->argc) {
+            int id;
+            if (parse_db_int(c, c->argv[j + 1], &id, NULL) < 0) return;
+            if (!db_index_valid(id)) {
+                reply_error(c, "ERR DB index is out of range");
+                return;
+            }
+            dst = db_get(id);
+            j++;
+        } else {
+            reply_err_syntax(c);
+            return;
+        }
+    }
+    span key = c->argv[1], newkey = c->argv[2];
+    if (src == dst && span_same(key, newkey)) {
+        reply_error(c, "ERR source and destination objects are the same");
+        return;
+    }
+    dnode *n = db_lookup_read(src, key.p, key.len);
+    if (!n) { reply_int(c, 0); return; }
+    int del = 0;
+    if (db_lookup_write(dst, newkey.p, newkey.len)) {
+        if (!replace) { reply_int(c, 0); return; }
+        del = 1;
+    }
+    int64_t exp = dn_expire(n);
+    dnode *copy = db_copy_node(n, newkey.p, newkey.len);
+    if (del) db_delete(dst, newkey.p, newkey.len);
+    copy = db_insert_node(dst, copy, newkey.p, newkey.len);
+    if (dn_expire(copy) != exp)
+        copy = exp == -1 ? db_persist(dst, copy) : db_set_expire(dst, copy, exp);
+    copy->lru = srv.lruclock;                      /* a new object */
+    copy->lfu = 5;                                 /* LFU_INIT_VAL, as db.c */
+    if (copy->type == OBJ_STRING && copy->enc == ENC_INT) copy->flags |= DN_NOSHARE;
+    touch_watched_key(dst, newkey.p, newkey.len);
+    srv.dirty++;
+    reply_int(c, 1);
+}
+
+static void cmd_move(client *c) {
+    db *src = c->db;
+    int id;
+    if (parse_db_int(c, c->argv[2], &id, NULL) < 0) return;
+    if (!db_index_valid(id)) {
+        reply_error(c, "ERR DB index is out of range");
+        return;
+    }
+    db *dst = db_get(id);
+    if (dst == src) {
+        reply_error(c, "ERR source and destination objects are the same");
+        return;
+    }
+    span k = c->argv[1];
+    if (!db_lookup_write(src, k.p, k.len) || db_lookup_write(dst, k.p, k.len)) {
+        reply_int(c, 0);
+        return;
+    }
+    dnode *n = db_unlink_node(src, k.p, k.len);
+    db_insert_node(dst, n, k.p, k.len);
+    touch_watched_key(src, k.p, k.len);
+    touch_watched_key(dst, k.p, k.len);
+    srv.dirty++;
+    reply_int(c, 1);
+}
+
+/* ------------------------------------------------------------ KEYS SCAN */
+
+typedef struct keys_ctx {
+    nvec *out;
+    span pat;
+    int all;
+} keys_ctx;
+
+static void keys_cb(void *ud, dnode *n) {
+    keys_ctx *k = ud;
+    if (!k->all && !glob_match(k->pat.p, k->pat.len, dn_key(n), n->klen, 0)) return;
+    if (db_is_expired(n)) return;       /* skipped, left to expiry */
+    nvec_push(k->out, n);
+}
+
+static void reply_nodes(client *c, const nvec *a) {
+    reply_array(c, (long)a->n);
+    for (size_t i = 0; i < a->n; i++) reply_bulk(c, dn_key(a->v[i]), a->v[i]->klen);
+}
+
+static void cmd_keys(client *c) {
+    nvec a;
+    nvec_init(&a);
+    keys_ctx k = { &a, c->argv[1], c->argv[1].len == 1 && c->argv[1].p[0] == '*' };
+    dict_foreach(&c->db->keys, keys_cb, &k);
+    reply_nodes(c, &a);
+    nvec_free(&a);
+}
+
+/* SCAN cursor as Redis 7.0 parses it (strtoul over the C string): no
+ * leading space, optional sign, decimal digits, no overflow; the empty
+ * string is 0 and a negative value wraps. Stops at an embedded NUL. */
+static int parse_cursor(span s, unsigned long *out) {
+    size_t len = strnlen(s.p, s.len), i = 0;
+    unsigned long v = 0;
+    int neg = 0;
+    if (len == 0) { *out = 0; return 0; }
+    if (isspace((unsigned char)s.p[0])) return -1;
+    if (s.p[0] == '+' || s.p[0] == '-') { neg = s.p[0] == '-'; i++; }
+    if (i == len) return -1;
+    for (; i < len; i++) {
+        unsigned d = (unsigned)(s.p[i] - '0');
+        if (d > 9) return -1;
+        if (v > (ULONG_MAX - d) / 10) return -1;
+        v = v * 10 + d;
+    }
+    *out = neg ? (unsigned long)(0UL - v) : v;
+    return 0;
+}
+
+static void scan_cb(void *ud, dnode *n) { nvec_push(ud, n); }
+
+typedef struct scan_opts {
+    long long count;
+    span pat, type;
+    int use_pat, use_type;
+} scan_opts;
+
+static int parse_scan_opts(client *c, scan_opts *o) {
+    o->count = 10;
+    o->use_pat = o->use_type = 0;
+    for (int i = 2; i < c->argc; i += 2) {
+        int more = i + 1 < c->argc;
+        span a = c->argv[i];
+        if (span_eq_nocase(a, "count") && more) {
+            if (!str_to_ll(c->argv[i + 1].p, c->argv[i + 1].len, &o->count)) {
+                reply_err_notint(c);
+                return -1;
+            }
+            if (o->count < 1) { reply_err_syntax(c); return -1; }
+        } else if (span_eq_nocase(a, "match") && more) {
+            o->pat = c->argv[i + 1];
+            o->use_pat = !(o->pat.len == 1 && o->pat.p[0] == '*');
+        } else if (span_eq_nocase(a, "type") && more) {
+            o->type = c->argv[i + 1];
+            o->use_type = 1;
+        } else {
+            reply_err_syntax(c);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Whether a collected node is filtered out (deleting it if expired). */
+static int scan_filtered(db *d, const scan_opts *o, dnode *n) {
+    if (o->use_pat && !glob_match(o->pat.p, o->pat.len, dn_key(n), n->klen, 0)) return 1;
+    if (db_is_expired(n)) {
+        if (o->use_type) srv.stats.keyspace_misses++;
+        expire_node_now(d, n);
+        return 1;
+    }
+    if (o->use_type) {
+        srv.stats.keyspace_hits++;
+        if (!span_eq_nocase(o->type, obj_type_name(n->type))) return 1;
+    }
+    return 0;
+}
+
+static void cmd_scan(client *c) {
+    unsigned long cursor;
+    scan_opts o;
+    if (parse_cursor(c->argv[1], &cursor) < 0) {
+        reply_error(c, "ERR invalid cursor");
+        return;
+    }
+    if (parse_scan_opts(c, &o) < 0) return;
+
+    db *d = c->db;
+    nvec a;
+    nvec_init(&a);
+    /* Visit buckets until COUNT keys are collected, giving up after
+     * 10*COUNT buckets so sparse tables still return promptly. */
+    long long maxiter = o.count > LLONG_MAX / 10 ? LLONG_MAX : o.count * 10;
+    do {
+        cursor = dict_scan(&d->keys, cursor, scan_cb, &a);
+    } while (cursor && maxiter-- && a.n < (unsigned long long)o.count);
+
+    size_t kept = 0;
+    for (size_t i = 0; i < a.n; i++)
+        if (!scan_filtered(d, &o, a.v[i])) a.v[kept++] = a.v[i];
+    a.n = kept;
+
+    char buf[24];
+    reply_array(c, 2);
+    reply_bulk(c, buf, ull_to_str(buf, cursor));
+    reply_nodes(c, &a);
+    nvec_free(&a);
+}
+
+static void cmd_randomkey(client *c) {
+    db *d = c->db;
+    for (int tries = 0;; tries++) {
+        dnode *n = dict_random(&d->keys);
+        if (!n) { reply_null(c); return; }
+        if (db_is_expired(n) && tries < 1000) {
+            expire_node_now(d, n);
+            continue;
+        }
+        reply_bulk(c, dn_key(n), n->klen);
+        return;
+    }
+}
+
+/* -------------------------------------------------- DBSIZE FLUSH SWAPDB */
+
+static void cmd_dbsize(client *c) { reply_int(c, (long long)dict_size(&c->db->keys)); }
+
+/* [ASYNC|SYNC]: both free synchronously here. */
+static int parse_flush_flags(client *c) {
+    if (c->argc == 1) return 0;
+    if (c->argc == 2 && (span_eq_nocase(c->argv[1], "sync") || span_eq_nocase(c->argv[1], "async")))
+        return 0;
+    reply_err_syntax(c);
+    return -1;
+}
+
+static long long flush_one(db *d) {
+    long long n = (long long)dict_size(&d->keys);
+    db_flush(d);
+    return n;
+}
+
+static void cmd_flushdb(client *c) {
+    if (parse_flush_flags(c) < 0) return;
+    touch_all_watched_keys(c->db);          /* before: it checks what exists */
+    srv.dirty += flush_one(c->db);
+    reply_ok(c);
+}
+
+static void cmd_flushall(client *c) {
+    if (parse_flush_flags(c) < 0) return;
+    touch_all_watched_keys(NULL);
+    for (int i = 0; i < srv.dbnum; i++) srv.dirty += flush_one(db_get(i));
+    srv.dirty++;
+    reply_ok(c);
+}
+
+static void cmd_swapdb(client *c) {
+    int a, b;
+    if (parse_db_int(c, c->argv[1], &a, "ERR invalid first DB index") < 0) return;
+    if (parse_db_int(c, c->argv[2], &b, "ERR invalid second DB index") < 0) return;
+    if (!db_index_valid(a) || !db_index_valid(b)) {
+        reply_error(c, "ERR DB index is out of range");
+        return;
+    }
+    if (a != b) {
+        db *da = db_get(a), *dbb = db_get(b);
+        /* Watchers of a key that exists on either side before or after. */
+        touch_all_watched_keys(da);
+        touch_all_watched_keys(dbb);
+        db_swap(da, dbb);
+        touch_all_watched_keys(da);
+        touch_all_watched_keys(dbb);
+    }
+    srv.dirty++;
+    reply_ok(c);
+}
+
+/* ---------------------------------------------------------------- OBJECT */
+
+static const char *const object_help[] = {
+    "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    "ENCODING <key>",
+    "    Return the kind of internal representation used in order to store the value",
+    "    associated with a <key>.",
+    "FREQ <key>",
+    "    Return the access frequency index of the <key>. The returned integer is",
+    "    proportional to the logarithm of the recent access frequency of the key.",
+    "IDLETIME <key>",
+    "    Return the idle time of the <key>, that is the approximated number of",
+    "    seconds elapsed since the last access to the key.",
+    "REFCOUNT <key>",
+    "    Return the number of references of the value associated with the specified",
+    "    <key>.",
+    "HELP",
+    "    Prints this help.",
+};
+
+static void cmd_object_help(client *c) {
+    size_t n = sizeof object_help / sizeof object_help[0];
+    reply_array(c, (long)n);
+    for (size_t i = 0; i < n; i++) reply_status(c, object_help[i]);
+}
+
+/* Only reached if dispatch hands an unknown subcommand to the container. */
+static void cmd_object(client *c) {
+    span s = c->argv[1];
+    reply_errorf(c, "ERR unknown subcommand '%.*s'. Try OBJECT HELP.",
+                 (int)(s.len > 128 ? 128 : s.len), s.p);
+}
+
+static void cmd_object_encoding(client *c) {
+    dnode *n = lookup_notouch(c, &c->argv[2]);
+    if (!n) { reply_null(c); return; }
+    reply_bulk_cstr(c, obj_enc_name(n));
+}
+
+static void cmd_object_freq(client *c) {
+    dnode *n = lookup_notouch(c, &c->argv[2]);
+    if (!n) { reply_null(c); return; }
+    if (!policy_is_lfu()) {
+        reply_error(c, "ERR An LFU maxmemory policy is not selected, access frequency not tracked. "
+                       "Please note that when switching between policies at runtime LRU and LFU "
+                       "data will take some time to adjust.");
+        return;
+    }
+    reply_int(c, n->lfu);
+}
+
+static void cmd_object_idletime(client *c) {
+    dnode *n = lookup_notouch(c, &c->argv[2]);
+    if (!n) { reply_null(c); return; }
+    if (policy_is_lfu()) {
+        reply_error(c, "ERR An LFU maxmemory policy is selected, idle time not tracked. "
+                       "Please note that when switching between policies at runtime LRU and LFU "
+                       "data will take some time to adjust.");
+        return;
+    }
+    /* same clock as the stamps (db.c sets n->lru = srv.lruclock), as Redis */
+    long long idle = (long long)srv.lruclock - (long long)n->lru;
+    reply_int(c, idle < 0 ? 0 : idle);
+}
+
+/* Redis shares the integers 0..9999 (refcount INT_MAX) unless maxmemory is
+ * set with an LRU/LFU policy; every other value has refcount 1. */
+static void cmd_object_refcount(client *c) {
+    dnode *n = lookup_notouch(c, &c->argv[2]);
+    if (!n) { reply_null(c); return; }
+    long long v;
+    if (n->type == OBJ_STRING && n->enc == ENC_INT && !(n->flags & DN_NOSHARE) &&
+        str_to_ll(dn_val(n), n->vlen, &v) &&
+        v >= 0 && v < 10000 && (srv.cfg.maxmemory == 0 || !policy_is_lru_lfu()))
+        reply_int(c, INT_MAX);
+    else
+        reply_int(c, 1);
+}
+
+/* ----------------------------------------------------------------- table */
+
+#define G "generic"
+/* positional fields up to subcmds; the runtime fields start zeroed */
+#define CMD(...) {__VA_ARGS__, NULL, {0}, 0, 0, 0, 0}
+static command object_subcmds[] = {
+    CMD("help", cmd_object_help, 2, CMD_LOADING | CMD_STALE, "keyspace slow", 0, 0, 0, G,
+     "Show helpful text about the different subcommands", "6.2.0", "O(1)", NULL),
+    CMD("freq", cmd_object_freq, 3, CMD_READONLY, "keyspace read slow", 2, 2, 1, G,
+     "Get the logarithmic access frequency counter of a Redis object", "4.0.0", "O(1)", NULL),
+    CMD("encoding", cmd_object_encoding, 3, CMD_READONLY, "keyspace read slow", 2, 2, 1, G,
+     "Inspect the internal encoding of a Redis object", "2.2.3", "O(1)", NULL),
+    CMD("idletime", cmd_object_idletime, 3, CMD_READONLY, "keyspace read slow", 2, 2, 1, G,
+     "Get the time since a Redis object was last accessed", "2.2.3", "O(1)", NULL),
+    CMD("refcount", cmd_object_refcount, 3, CMD_READONLY, "keyspace read slow", 2, 2, 1, G,
+     "Get the number of references to the value of the key", "2.2.3", "O(1)", NULL),
+    {0},
+};
+
+#define WF (CMD_WRITE | CMD_FAST)
+#define RF (CMD_READONLY | CMD_FAST)
+#define ACL_WF "keyspace write fast"
+#define ACL_RF "keyspace read fast"
+#define O1 "O(1)"
+command keys_commands[] = {
+    CMD("del", cmd_del, -2, CMD_WRITE, "keyspace write slow", 1, -1, 1, G, "Delete a key", "1.0.0",
+     "O(N) where N is the number of keys that will be removed. When a key to remove holds a value "
+     "other than a string, the individual complexity for this key is O(M) where M is the number of "
+     "elements in the list, set, sorted set or hash. Removing a single key that holds a string value "
+     "is O(1).", NULL),
+    CMD("unlink", cmd_unlink, -2, WF, ACL_WF, 1, -1, 1, G,
+     "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking.",
+     "4.0.0",
+     "O(1) for each key removed regardless of its size. Then the command does O(N) work in a "
+     "different thread in order to reclaim memory, where N is the number of allocations the deleted "
+     "objects where composed of.", NULL),
+    CMD("exists", cmd_exists, -2, RF, ACL_RF, 1, -1, 1, G, "Determine if a key exists", "1.0.0",
+     "O(N) where N is the number of keys to check.", NULL),
+    CMD("touch", cmd_touch, -2, RF, ACL_RF, 1, -1, 1, G,
+     "Alters the last access time of a key(s). Returns the number of existing keys specified.",
+     "3.2.1", "O(N) where N is the number of keys that will be touched.", NULL),
+    CMD("expire", cmd_expire, -3, WF, ACL_WF, 1, 1, 1, G, "Set a key's time to live in seconds",
+     "1.0.0", O1, NULL),
+    CMD("pexpire", cmd_pexpire, -3, WF, ACL_WF, 1, 1, 1, G,
+     "Set a key's time to live in milliseconds", "2.6.0", O1, NULL),
+    CMD("expireat", cmd_expireat, -3, WF, ACL_WF, 1, 1, 1, G,
+     "Set the expiration for a key as a UNIX timestamp", "1.2.0", O1, NULL),
+    CMD("pexpireat", cmd_pexpireat, -3, WF, ACL_WF, 1, 1, 1, G,
+     "Set the expiration for a key as a UNIX timestamp specified in milliseconds", "2.6.0", O1, NULL),
+    CMD("ttl", cmd_ttl, 2, RF, ACL_RF, 1, 1, 1, G, "Get the time to live for a key in seconds", "1.0.0",
+     O1, NULL),
+    CMD("pttl", cmd_pttl, 2, RF, ACL_RF, 1, 1, 1, G, "Get the time to live for a key in milliseconds",
+     "2.6.0", O1, NULL),
+    CMD("expiretime", cmd_expiretime, 2, RF, ACL_RF, 1, 1, 1, G,
+     "Get the expiration Unix timestamp for a key", "7.0.0", O1, NULL),
+    CMD("pexpiretime", cmd_pexpiretime, 2, RF, ACL_RF, 1, 1, 1, G,
+     "Get the expiration Unix timestamp for a key in milliseconds", "7.0.0", O1, NULL),
+    CMD("persist", cmd_persist, 2, WF, ACL_WF, 1, 1, 1, G, "Remove the expiration from a key", "2.2.0",
+     O1, NULL),
+    CMD("type", cmd_type, 2, RF, ACL_RF, 1, 1, 1, G, "Determine the type stored at key", "1.0.0", O1,
+     NULL),
+    CMD("rename", cmd_rename, 3, CMD_WRITE, "keyspace write slow", 1, 2, 1, G, "Rename a key", "1.0.0",
+     O1, NULL),
+    CMD("renamenx", cmd_renamenx, 3, WF, ACL_WF, 1, 2, 1, G,
+     "Rename a key, only if the new key does not exist", "1.0.0", O1, NULL),
+    CMD("copy", cmd_copy, -3, CMD_WRITE | CMD_DENYOOM, "keyspace write slow", 1, 2, 1, G, "Copy a key",
+     "6.2.0",
+     "O(N) worst case for collections, where N is the number of nested items. O(1) for string "
+     "values.", NULL),
+    CMD("move", cmd_move, 3, WF, ACL_WF, 1, 1, 1, G, "Move a key to another database", "1.0.0", O1,
+     NULL),
+    CMD("keys", cmd_keys, 2, CMD_READONLY, "keyspace read slow dangerous", 0, 0, 0, G,
+     "Find all keys matching the given pattern", "1.0.0",
+     "O(N) with N being the number of keys in the database, under the assumption that the key "
+     "names in the database and the given pattern have limited length.", NULL),
+    CMD("scan", cmd_scan, -2, CMD_READONLY, "keyspace read slow", 0, 0, 0, G,
+     "Incrementally iterate the keys space", "2.8.0",
+     "O(1) for every call. O(N) for a complete iteration, including enough command calls for the "
+     "cursor to return back to 0. N is the number of elements inside the collection.", NULL),
+    CMD("randomkey", cmd_randomkey, 1, CMD_READONLY, "keyspace read slow", 0, 0, 0, G,
+     "Return a random key from the keyspace", "1.0.0", O1, NULL),
+    CMD("dbsize", cmd_dbsize, 1, RF, ACL_RF, 0, 0, 0, "server",
+     "Return the number of keys in the selected database", "1.0.0", O1, NULL),
+    CMD("flushdb", cmd_flushdb, -1, CMD_WRITE, "keyspace write slow dangerous", 0, 0, 0, "server",
+     "Remove all keys from the current database", "1.0.0",
+     "O(N) where N is the number of keys in the selected database", NULL),
+    CMD("flushall", cmd_flushall, -1, CMD_WRITE, "keyspace write slow dangerous", 0, 0, 0, "server",
+     "Remove all keys from all databases", "1.0.0",
+     "O(N) where N is the total number of keys in all databases", NULL),
+    CMD("swapdb", cmd_swapdb, 3, WF, "keyspace write fast dangerous", 0, 0, 0, "server",
+     "Swaps two Redis databases", "4.0.0",
+     "O(N) where N is the count of clients watching or blocking on keys from both databases.", NULL),
+    CMD("object", cmd_object, -2, 0, "slow", 0, 0, 0, G,
+     "A container for object introspection commands", "2.2.3", "Depends on subcommand.",
+     object_subcmds),
+    {0},
+};
