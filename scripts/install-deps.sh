@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Install everything ferry's build and tests need. Idempotent and fast when
+# everything is already present:
+#   - apt packages (apt-get update only if something is missing);
+#   - any redis-server service started by the package is stopped/disabled
+#     (tests never use port 6379 anyway: they always pick a free port);
+#   - .venv at the repo root with requirements.txt installed, redone only
+#     when the venv is missing/broken or requirements.txt changed.
+# Environment: PYTHON (default: python3 on PATH), SKIP_APT=1 to skip apt.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+log() { printf 'install-deps: %s\n' "$*" >&2; }
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then SUDO="sudo -n"; fi
+fi
+
+PYTHON="${PYTHON:-python3}"
+
+# ---------------------------------------------------------------- apt
+APT_PKGS=(build-essential gcc clang libcriterion-dev redis-server redis-tools
+          llvm libclang-rt-14-dev pkg-config)
+# python3-venv only matters when python3 is Debian's and lacks venv/ensurepip
+# (a pyenv python3 has them built in).
+if ! "$PYTHON" -c 'import venv, ensurepip' >/dev/null 2>&1; then
+    APT_PKGS+=(python3-venv)
+fi
+
+missing=()
+if [ "${SKIP_APT:-0}" != "1" ] && command -v dpkg-query >/dev/null 2>&1; then
+    status="$(dpkg-query -W -f='${Package} ${Status}\n' "${APT_PKGS[@]}" 2>/dev/null || true)"
+    for p in "${APT_PKGS[@]}"; do
+        if ! grep -q "^$p install ok installed$" <<<"$status"; then
+            missing+=("$p")
+        fi
+    done
+fi
+
+stop_redis_service() {
+    # The Debian package starts a redis-server on 6379; we never use it.
+    if command -v systemctl >/dev/null 2>&1; then
+        $SUDO systemctl stop redis-server >/dev/null 2>&1 || true
+        $SUDO systemctl disable redis-server >/dev/null 2>&1 || true
+    fi
+    if command -v service >/dev/null 2>&1; then
+        $SUDO service redis-server stop >/dev/null 2>&1 || true
+    fi
+    if [ -x /etc/init.d/redis-server ]; then
+        $SUDO /etc/init.d/redis-server stop >/dev/null 2>&1 || true
+    fi
+}
+
+if [ "${#missing[@]}" -gt 0 ]; then
+    if [ "$(id -u)" -ne 0 ] && [ -z "$SUDO" ]; then
+        log "missing packages: ${missing[*]} (not root and no sudo: install them by hand)"
+        exit 1
+    fi
+    log "installing: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    # Keep package scripts from starting services while we install
+    # (standard policy-rc.d trick; only if the machine has none of its own).
+    policy_added=0
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+        printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
+        $SUDO chmod +x /usr/sbin/policy-rc.d
+        policy_added=1
+    fi
+    rc=0
+    $SUDO apt-get update -qq || rc=$?
+    if [ "$rc" -eq 0 ]; then
+        $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" || rc=$?
+    fi
+    if [ "$policy_added" -eq 1 ]; then $SUDO rm -f /usr/sbin/policy-rc.d; fi
+    if [ "$rc" -ne 0 ]; then log "apt-get failed ($rc)"; exit "$rc"; fi
+    case " ${missing[*]} " in
+        *" redis-server "*) stop_redis_service ;;
+    esac
+fi
+
+# ---------------------------------------------------------------- venv
+VENV="$ROOT/.venv"
+STAMP="$VENV/.requirements.stamp"
+want="$( { cat requirements.txt; "$PYTHON" -c 'import sys; print(sys.version)'; } | sha256sum | cut -d' ' -f1)"
+
+venv_ok=0
+if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c 'import sys' >/dev/null 2>&1; then
+    venv_ok=1
+fi
+if [ "$venv_ok" -eq 1 ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ]; then
+    exit 0
+fi
+
+if [ "$venv_ok" -eq 0 ]; then
+    log "creating $VENV with $("$PYTHON" --version 2>&1)"
+    rm -rf "$VENV"
+    "$PYTHON" -m venv "$VENV"
+fi
+log "installing requirements.txt into .venv"
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check -r requirements.txt
+echo "$want" > "$STAMP"
