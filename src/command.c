@@ -144,9 +144,23 @@ static inline int arity_ok(const command *cmd, int argc) {
     return cmd->arity > 0 ? argc == cmd->arity : argc >= -cmd->arity;
 }
 
-static void reject(client *c, command *cmd) {
+void multi_exec_abort(client *c, const char *reason);
+extern void cmd_exec(client *);
+
+/* A command refused before execution: counts as rejected, dooms an open
+ * transaction, and, when the refused command is EXEC itself, aborts the
+ * transaction with the reason, as Redis does. `msg` has no "ERR " prefix when
+ * `code` is "ERR". */
+static void reject(client *c, command *cmd, const char *code, const char *msg) {
     if (cmd) cmd->rejected_calls++;
     if (c->flags & CF_MULTI) c->flags |= CF_DIRTY_EXEC;
+    if (cmd && cmd->proc == cmd_exec) {
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s%s%s", strcmp(code, "ERR") == 0 ? "" : code, strcmp(code, "ERR") == 0 ? "" : " ", msg);
+        multi_exec_abort(c, buf);
+        return;
+    }
+    reply_errorf(c, "%s %s", code, msg);
 }
 
 void command_call(client *c, command *cmd) {
@@ -165,7 +179,7 @@ void command_call(client *c, command *cmd) {
 
 static inline int is_multi_control(const command *cmd) {
     cmd_proc *p = cmd->proc;
-    extern void cmd_exec(client *), cmd_discard(client *), cmd_multi(client *), cmd_watch(client *);
+    extern void cmd_discard(client *), cmd_multi(client *), cmd_watch(client *);
     extern void cmd_quit(client *), cmd_reset(client *);
     return p == cmd_exec || p == cmd_discard || p == cmd_multi || p == cmd_watch || p == cmd_quit || p == cmd_reset;
 }
@@ -188,22 +202,21 @@ void command_dispatch(client *c) {
     }
     if (!cmd) {
         reject_unknown(c);
-        reject(c, NULL);
+        if (c->flags & CF_MULTI) c->flags |= CF_DIRTY_EXEC;
         goto done;
     }
     if (!arity_ok(cmd, c->argc)) {
-        reply_err_arity(c);
-        reject(c, cmd);
+        char msg[96];
+        snprintf(msg, sizeof msg, "wrong number of arguments for '%s' command", cmd->fullname);
+        reject(c, cmd, "ERR", msg);
         goto done;
     }
     if (!(c->flags & CF_AUTHENTICATED) && !(cmd->flags & CMD_NO_AUTH)) {
-        reply_error(c, "NOAUTH Authentication required.");
-        reject(c, cmd);
+        reject(c, cmd, "NOAUTH", "Authentication required.");
         goto done;
     }
     if ((c->flags & CF_MULTI) && (cmd->flags & CMD_NO_MULTI)) {
-        reply_error(c, "ERR Command not allowed inside a transaction");
-        reject(c, cmd);
+        reject(c, cmd, "ERR", "Command not allowed inside a transaction");
         goto done;
     }
     if ((c->flags & CF_MULTI) && !is_multi_control(cmd)) {

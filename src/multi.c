@@ -204,6 +204,13 @@ void cmd_discard(client *c) {
     reply_ok(c);
 }
 
+/* EXEC refused by the dispatcher (arity, auth...): the whole transaction goes. */
+void multi_exec_abort(client *c, const char *reason) {
+    discard_queue(c);
+    unwatch_all(c);
+    reply_errorf(c, "EXECABORT Transaction discarded because of: %s", reason);
+}
+
 void cmd_exec(client *c) {
     if (!(c->flags & CF_MULTI)) {
         reply_error(c, "ERR EXEC without MULTI");
