@@ -119,18 +119,33 @@ static dnode *node_new(const char *key, size_t klen, size_t vlen, int64_t expire
 dnode *db_set_string(db *d, const char *key, size_t klen, const char *val, size_t vlen, int64_t expire_ms) {
     uint64_t h;
     dnode **link = dict_find_link_h(&d->keys, key, klen, &h);
-    dnode *n = node_new(key, klen, vlen, expire_ms);
-    memcpy(dn_val(n), val, vlen);
-    if (expire_ms >= 0) d->expires++;
+    int has_exp = expire_ms >= 0;
     if (link) {
         dnode *old = *link;
+        if ((old->flags & DN_EXPIRE) && dn_expire(old) <= srv.now_ms) srv.stats.expiredkeys++;
+        if (old->type == OBJ_STRING && old->vlen == vlen && has_exp == !!(old->flags & DN_EXPIRE)) {
+            /* same shape: overwrite in place, no allocation */
+            memcpy(dn_val(old), val, vlen);
+            if (has_exp) dn_set_expire_field(old, expire_ms);
+            old->flags &= DN_EXPIRE;
+            old->enc = ENC_RAW;
+            old->lfu = 5;
+            old->lru = srv.lruclock;
+            return old;
+        }
+        dnode *n = node_new(key, klen, vlen, expire_ms);
+        memcpy(dn_val(n), val, vlen);
+        if (has_exp) d->expires++;
         n->next = old->next;
         *link = n;
         if (old->flags & DN_EXPIRE) d->expires--;
         db_free_node(old);
-    } else {
-        dict_add_h(&d->keys, n, h);
+        return n;
     }
+    dnode *n = node_new(key, klen, vlen, expire_ms);
+    memcpy(dn_val(n), val, vlen);
+    if (has_exp) d->expires++;
+    dict_add_h(&d->keys, n, h);
     return n;
 }
 
