@@ -25,10 +25,16 @@ LIB_OBJS  := $(filter-out $(BUILD)/obj/main.o,$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 SERVER    := $(BUILD)/ferry-server
+BENCH_SRCS := $(wildcard bench/*.c)
+BENCH     := $(BUILD)/ferry-bench
 
 .PHONY: all run test unit clean deps integration fuzz
 .SECONDARY:
-all: $(SERVER)
+all: $(SERVER) $(if $(BENCH_SRCS),$(BENCH))
+
+# the load generator is a separate program (libc only); it shares no code with the server
+$(BENCH): $(BENCH_SRCS) $(wildcard bench/*.h) | $(BUILD)/obj
+	$(CC) $(CSTD) $(WARN) $(OPT) -g -Ibench $(EXTRA_CFLAGS) -o $@ $(BENCH_SRCS) $(LDFLAGS) -lm
 
 $(SERVER): $(OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
