@@ -216,7 +216,7 @@ void client_feed(client *c, const char *p, size_t n) {
         c->qbuf = zrealloc(c->qbuf, cap);
         c->qcap = cap;
     }
-    memcpy(c->qbuf + c->qlen, p, n);
+    if (n) memcpy(c->qbuf + c->qlen, p, n);
     c->qlen += n;
     client_process_input(c);
 }

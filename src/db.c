@@ -51,7 +51,7 @@ size_t db_node_memory(const dnode *n) {
 
 int db_is_expired(const dnode *n) {
     if (!(n->flags & DN_EXPIRE)) return 0;
-    return dn_expire(n) <= srv.now_ms;
+    return dn_expire(n) < srv.now_ms;
 }
 
 static void delete_expired(db *d, dnode *n) {
@@ -76,7 +76,7 @@ static void delete_expired(db *d, dnode *n) {
 
 dnode *db_lookup(db *d, const char *key, size_t klen) {
     dnode *n = dict_find(&d->keys, key, klen);
-    if (n && (n->flags & DN_EXPIRE) && dn_expire(n) <= srv.now_ms) {
+    if (n && (n->flags & DN_EXPIRE) && dn_expire(n) < srv.now_ms) {
         delete_expired(d, n);
         return NULL;
     }
@@ -122,7 +122,7 @@ dnode *db_set_string(db *d, const char *key, size_t klen, const char *val, size_
     int has_exp = expire_ms >= 0;
     if (link) {
         dnode *old = *link;
-        if ((old->flags & DN_EXPIRE) && dn_expire(old) <= srv.now_ms) srv.stats.expiredkeys++;
+        if ((old->flags & DN_EXPIRE) && dn_expire(old) < srv.now_ms) srv.stats.expiredkeys++;
         if (old->type == OBJ_STRING && old->vlen == vlen && has_exp == !!(old->flags & DN_EXPIRE)) {
             /* same shape: overwrite in place, no allocation */
             memcpy(dn_val(old), val, vlen);
@@ -201,7 +201,7 @@ int db_delete(db *d, const char *key, size_t klen) {
     dnode *n = dict_unlink(&d->keys, key, klen);
     if (!n) return 0;
     if (n->flags & DN_EXPIRE) d->expires--;
-    int expired = (n->flags & DN_EXPIRE) && dn_expire(n) <= srv.now_ms;
+    int expired = (n->flags & DN_EXPIRE) && dn_expire(n) < srv.now_ms;
     if (expired) srv.stats.expiredkeys++;
     db_free_node(n);
     return !expired;
@@ -278,7 +278,7 @@ static void expire_visit(void *ud, dnode *n) {
     expire_ctx *x = ud;
     if (!(n->flags & DN_EXPIRE)) return;
     int64_t t = dn_expire(n);
-    if (t <= srv.now_ms) {
+    if (t < srv.now_ms) {
         if (x->nvictims < 64) x->victims[x->nvictims++] = n;
     } else {
         x->ttl_sum += t - srv.now_ms;
@@ -290,15 +290,18 @@ void db_active_expire(long budget_us) {
     if (!g_active_expire_enabled) return;
     int64_t start = ev_mono_us();
     srv.stats.active_expire_cycles++;
-    for (int i = 0; i < ndbs; i++) {
-        db *d = &dbs[i];
+    static int next_db; /* rotate the starting db so a big db 0 cannot starve the others */
+    int first = next_db;
+    next_db = (next_db + 1) % ndbs;
+    for (int k = 0; k < ndbs; k++) {
+        db *d = &dbs[(first + k) % ndbs];
         if (d->expires == 0) continue;
         expire_ctx x = {.d = d};
         long iters = 0;
         do {
             x.nvictims = 0;
             d->expire_cursor = dict_scan(&d->keys, d->expire_cursor, expire_visit, &x);
-            for (int k = 0; k < x.nvictims; k++) delete_expired(d, x.victims[k]);
+            for (int v = 0; v < x.nvictims; v++) delete_expired(d, x.victims[v]);
             if ((++iters & 15) == 0 && ev_mono_us() - start > budget_us) break;
         } while (d->expire_cursor != 0 && d->expires > 0);
         if (x.ttl_samples) {

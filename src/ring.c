@@ -38,6 +38,7 @@ int ring_reserve(ring *r, size_t n) {
 }
 
 void ring_append(ring *r, const void *p, size_t n) {
+    if (n == 0) return; /* buf may still be NULL: no memcpy(NULL + 0, ...) */
     if (r->cap - r->used < n) ring_grow(r, n);
     const char *s = p;
     size_t first = r->cap - r->head;
