@@ -97,6 +97,7 @@ void client_update_backpressure(client *c);
 
 /* listening/accept */
 int net_listen_all(void);
+void net_rebind(void);
 
 static inline int span_eq_nocase(span s, const char *lit) {
     size_t i = 0;

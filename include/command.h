@@ -72,5 +72,6 @@ extern command conn_commands[];
 extern command server_commands[];
 extern command multi_commands[];
 extern command introspection_commands[];
+extern command config_commands[];
 
 #endif

@@ -86,6 +86,7 @@ void commands_init(void) {
     register_group(server_commands);
     register_group(multi_commands);
     register_group(introspection_commands);
+    register_group(config_commands);
 }
 
 size_t command_count(void) { return ncommands; }

@@ -162,6 +162,8 @@ int main(int argc, char **argv) {
     srv.el->before_sleep = before_sleep;
     db_init_all(srv.cfg.databases);
     commands_init();
+    extern void (*config_port_changed)(void);
+    config_port_changed = net_rebind;
     if (net_listen_all() == -1) {
         server_log(LOG_WARNING_, "Failed listening on port %d (tcp), aborting.", srv.cfg.port);
         return 1;

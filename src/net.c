@@ -153,3 +153,13 @@ static void accept_handler(evloop *el, int fd, void *data, int mask) {
         server_log(LOG_VERBOSE_, "Accepted %s", c->addr);
     }
 }
+
+/* CONFIG SET port/bind: close the listeners and bind the new addresses. */
+void net_rebind(void) {
+    for (int i = 0; i < srv.listen_count; i++) {
+        ev_del(srv.el, srv.listen_fds[i], EV_READABLE);
+        close(srv.listen_fds[i]);
+    }
+    srv.listen_count = 0;
+    if (net_listen_all() == -1) server_log(LOG_WARNING_, "Failed to bind to specified addresses.");
+}

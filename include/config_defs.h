@@ -1,0 +1,40 @@
+/* config_defs.h - the shape of ferry's directive table (private to
+ * config.c, config_table.c and config_cmd.c): value types, entry flags, the
+ * ferry_config fields an entry binds to, and the table itself. */
+#ifndef FERRY_CONFIG_DEFS_H
+#define FERRY_CONFIG_DEFS_H
+
+#define CONFIG_MAX_DEFS 256
+
+enum {
+    CT_BOOL, CT_INT, CT_MEM, CT_MEMPCT, CT_ENUM, CT_FLAGS, CT_STR, CT_SAVE, CT_BIND,
+    CT_COB, CT_NOTIFY, CT_PCTL, CT_OOMV, CT_REPLOF, CT_OCTAL, CT_DIR, CT_ALIAS
+};
+/* entry flags; config_cmd.c repeats these values */
+#define IMM  1      /* CONFIG SET refuses: can't set immutable config */
+#define PROT 2      /* protected: needs enable-protected-configs */
+#define HID  4      /* hidden: CONFIG GET matches it only by exact name */
+
+/* ferry_config fields an entry is bound to; NOF = kept in the string store */
+enum {
+    NOF, F_PORT, F_BIND, F_PROTMODE, F_REQUIREPASS, F_MAXCLIENTS, F_TIMEOUT, F_KEEPALIVE,
+    F_BACKLOG, F_DATABASES, F_DAEMONIZE, F_PIDFILE, F_LOGFILE, F_LOGLEVEL, F_DIR, F_HZ,
+    F_PMBL, F_QBL, F_COB, F_DEBUGCMD, F_PROTCFG, F_METRICS, F_MAXMEMORY, F_POLICY,
+    F_SAMPLES, F_SLOWER, F_SLOWLEN, F_LATMON, F_LATTRACK, F_AEE, F_LAZYDEL
+};
+
+typedef struct cdef {
+    const char *name;
+    unsigned char type;
+    unsigned char fld;
+    unsigned char flags;
+    long long min;
+    unsigned long long max;
+    const char *spec;       /* enum/flags names ("a b=2 !hidden"); alias: target name */
+    const char *def;        /* default, canonical form */
+} cdef;
+
+extern const cdef config_defs[];
+extern const int config_ndefs;
+
+#endif
