@@ -61,6 +61,7 @@ typedef struct server {
     pid_t pid;
     char *executable;
     /* state */
+    int no_touch;                   /* current command must not update access times (CLIENT NO-TOUCH) */
     int shutdown_asap;
     int shutdown_nosave;
     long long dirty;

@@ -168,6 +168,8 @@ void command_call(client *c, command *cmd) {
     uint64_t errs = srv.stats.total_error_replies;
     int64_t t0 = ev_mono_us();
     c->cmd = cmd;
+    c->lastcmd = cmd; /* CLIENT LIST shows the running command as cmd= */
+    srv.no_touch = (c->flags & CF_NO_TOUCH) && strcmp(cmd->name, "touch") != 0;
     cmd->proc(c);
     int64_t dt = ev_mono_us() - t0;
     cmd->calls++;

@@ -87,7 +87,7 @@ dnode *db_lookup_read(db *d, const char *key, size_t klen) {
     dnode *n = db_lookup(d, key, klen);
     if (n) {
         srv.stats.keyspace_hits++;
-        n->lru = srv.lruclock;
+        if (!srv.no_touch) n->lru = srv.lruclock;
     } else {
         srv.stats.keyspace_misses++;
     }
@@ -96,7 +96,7 @@ dnode *db_lookup_read(db *d, const char *key, size_t klen) {
 
 dnode *db_lookup_write(db *d, const char *key, size_t klen) {
     dnode *n = db_lookup(d, key, klen);
-    if (n) n->lru = srv.lruclock;
+    if (n && !srv.no_touch) n->lru = srv.lruclock;
     return n;
 }
 

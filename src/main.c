@@ -6,6 +6,7 @@
 #include "db.h"
 #include "dict.h"
 #include "frand.h"
+#include "info.h"
 #include "reply.h"
 #include "server.h"
 #include "zmalloc.h"
@@ -21,7 +22,6 @@
 #include <time.h>
 #include <unistd.h>
 
-void info_cron_sample(void);
 static volatile sig_atomic_t got_signal;
 
 static void on_signal(int sig) { got_signal = sig; }

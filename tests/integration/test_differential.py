@@ -543,7 +543,7 @@ case("client_name", [
 ])
 case("hello_resp2", [
     hello(), hello("2"), ["HELLO", "4"], ["HELLO", "1"], ["HELLO", "abc"], ["HELLO", "-1"],
-    ["HELLO", "3", "AUTH", "default", "wrong"], ["HELLO", "2", "AUTH", "default"],
+    hello("3", "AUTH", "default", "wrong"), ["HELLO", "2", "AUTH", "default"],
     ["HELLO", "2", "AUTH", "nouser", "pass"],
     hello("2", "SETNAME", "myname"), ["CLIENT", "GETNAME"], ["HELLO", "2", "SETNAME", "bad name"],
     ["CLIENT", "GETNAME"], ["HELLO", "2", "FOO"], ["HELLO", "2", "SETNAME"],
