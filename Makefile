@@ -87,9 +87,15 @@ unit: $(UNIT_BINS)
 integration: $(SERVER)
 	@FERRY_SERVER=$(abspath $(SERVER)) .venv/bin/python -m pytest -q -x tests/integration
 
+# The whole suite: plain build, then the same unit and integration tests
+# under ASan/UBSan, then a short run of every fuzz target from its corpus.
 test: deps
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory integration
+	@$(MAKE) --no-print-directory SANITIZE=address,undefined unit integration
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
+
+TEST_FUZZ_SECONDS ?= 10
 
 clean:
 	rm -rf build
