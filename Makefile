@@ -75,6 +75,22 @@ fuzz: $(FUZZ_BINS)
 	    tail -40 $(FUZZ_DIR)/$$n.log; rm -rf $$work; exit 1; fi; \
 	  grep -E "^stat::number_of_executed_units" $(FUZZ_DIR)/$$n.log; rm -rf $$work; done
 
+# ---- benchmarks (issue: throughput model) -------------------------------------
+.PHONY: bench bench-smoke
+bench: deps $(SERVER) $(BENCH)
+	.venv/bin/python scripts/bench_all.py
+
+bench-smoke: $(SERVER) $(BENCH)
+	@.venv/bin/python scripts/bench_smoke.py
+
+# Regenerates every figure and table from the checked-in CSVs only (no server).
+.PHONY: reproduce analysis-test
+reproduce: deps
+	.venv/bin/python analysis/reproduce.py --results results
+
+analysis-test:
+	@.venv/bin/python -m pytest -q -p no:cacheprovider analysis/tests
+
 run: $(SERVER)
 	./$(SERVER) --port 6379
 
@@ -92,6 +108,9 @@ integration: $(SERVER)
 test: deps
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory integration
+	@$(MAKE) --no-print-directory bench-smoke
+	@$(MAKE) --no-print-directory analysis-test
+	@if ls results/bench/sweep_*.csv >/dev/null 2>&1; then $(MAKE) --no-print-directory reproduce; fi
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined unit integration
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 

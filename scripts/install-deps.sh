@@ -23,7 +23,7 @@ PYTHON="${PYTHON:-python3}"
 
 # ---------------------------------------------------------------- apt
 APT_PKGS=(build-essential gcc clang libcriterion-dev redis-server redis-tools
-          llvm libclang-rt-14-dev pkg-config)
+          llvm libclang-rt-14-dev pkg-config strace valgrind linux-perf)
 # python3-venv only matters when python3 is Debian's and lacks venv/ensurepip
 # (a pyenv python3 has them built in).
 if ! "$PYTHON" -c 'import venv, ensurepip' >/dev/null 2>&1; then
@@ -84,7 +84,9 @@ fi
 # ---------------------------------------------------------------- venv
 VENV="$ROOT/.venv"
 STAMP="$VENV/.requirements.stamp"
-want="$( { cat requirements.txt; "$PYTHON" -c 'import sys; print(sys.version)'; } | sha256sum | cut -d' ' -f1)"
+REQS=(requirements.txt)
+[ -f analysis/requirements.txt ] && REQS+=(analysis/requirements.txt)
+want="$( { cat "${REQS[@]}"; "$PYTHON" -c 'import sys; print(sys.version)'; } | sha256sum | cut -d' ' -f1)"
 
 venv_ok=0
 if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c 'import sys' >/dev/null 2>&1; then
@@ -99,6 +101,8 @@ if [ "$venv_ok" -eq 0 ]; then
     rm -rf "$VENV"
     "$PYTHON" -m venv "$VENV"
 fi
-log "installing requirements.txt into .venv"
-"$VENV/bin/python" -m pip install -q --disable-pip-version-check -r requirements.txt
+log "installing ${REQS[*]} into .venv"
+for r in "${REQS[@]}"; do
+    "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r "$r"
+done
 echo "$want" > "$STAMP"

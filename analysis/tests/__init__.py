@@ -1,0 +1,1 @@
+"""pytest suite for analysis/ (synthetic data only; run: python -m pytest -q analysis/tests)."""

@@ -1,0 +1,142 @@
+"""Synthetic results/ directories with known model constants, for tests only.
+
+What: writes a sweep CSV generated from T(p) = p/(t0 + t1 p) with known
+(t0, t1) per server plus multiplicative noise, and syscalls, instructions
+and memory CSVs that follow known laws, plus a manifest.json with correct
+hashes.
+
+Why: the real sweep CSVs come from another engineer's scripts and may not
+exist yet.  The analysis has to be tested on data whose truth is known.
+Synthetic data is only ever written to a temporary directory, never into
+results/.
+"""
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import numpy as np
+
+# (t0 us/batch, t1 us/op): ferry faster per op and per batch than redis
+TRUTH = {"ferry": (6.8, 0.0734), "redis": (14.0, 0.20)}
+PIPELINES = (1, 10, 16, 50, 100, 200, 500, 750)
+SWEEP_HEADER = ["server", "server_version", "client", "test", "clients", "pipeline",
+                "value_bytes", "persistence", "tls", "run", "requests", "rps",
+                "avg_ms", "min_ms", "p50_ms", "p95_ms", "p99_ms", "max_ms", "p999_ms",
+                "order", "started_utc"]
+
+
+def sweep_rows(tests=("GET", "SET"), clients=(50,), runs=3, noise=0.01,
+               seed=1, pipelines=PIPELINES, truth=TRUTH, value_bytes=64):
+    """Rows (dicts) for a sweep following T(p) exactly up to noise."""
+    rng = np.random.default_rng(seed)
+    rows, order = [], 0
+    for test in tests:
+        for c in clients:
+            for p in pipelines:
+                for run in range(runs):
+                    for srv in sorted(truth):
+                        t0, t1 = truth[srv]
+                        T = p / (t0 + t1 * p) * (1.0 + noise * rng.standard_normal())
+                        rps = T * 1e6
+                        # Little: in flight = C*p -> mean latency = C*p/rps; p50 a bit lower
+                        p50 = 0.9 * c * p / rps * 1000.0
+                        rows.append({
+                            "server": srv, "server_version": "7.2.4" if srv == "ferry" else "7.0.15",
+                            "client": "redis-benchmark", "test": test, "clients": c,
+                            "pipeline": p, "value_bytes": value_bytes, "persistence": "none",
+                            "tls": "off", "run": run, "requests": 1000000,
+                            "rps": f"{rps:.2f}", "avg_ms": f"{p50 * 1.05:.3f}",
+                            "min_ms": f"{p50 * 0.3:.3f}", "p50_ms": f"{p50:.3f}",
+                            "p95_ms": f"{p50 * 1.6:.3f}", "p99_ms": f"{p50 * 2.2:.3f}",
+                            "max_ms": f"{p50 * 8:.3f}",
+                            "p999_ms": f"{p50 * 3:.3f}" if srv == "ferry" else "",
+                            "order": order, "started_utc": f"2026-11-22T10:{order % 60:02d}:00Z"})
+                        order += 1
+    return rows
+
+
+def write_csv(path: Path, header: list[str], rows: list[dict]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.DictWriter(fh, fieldnames=header, lineterminator="\n")
+        w.writeheader()
+        for r in rows:
+            w.writerow(r)
+    return path
+
+
+def syscall_rows(clients=(1, 10, 50), pipelines=PIPELINES, tests=("GET",)):
+    """Per-connection law: one read + one writev per batch per connection."""
+    rows = []
+    for srv in ("ferry", "redis"):
+        for test in tests:
+            for c in clients:
+                for p in pipelines:
+                    ops = 1_000_000 - (1_000_000 % (c * p))
+                    batches = ops // p
+                    rows.append({"server": srv, "clients": c, "pipeline": p, "test": test,
+                                 "ops": ops, "read_calls": batches,
+                                 "writev_calls": batches if srv == "ferry" else 0,
+                                 "write_calls": 0 if srv == "ferry" else batches,
+                                 "epoll_wait_calls": max(batches // c, 1),
+                                 "other_calls": 17})
+    return rows
+
+
+def instruction_rows(pipelines=PIPELINES):
+    rows = []
+    for srv, (i0, i1) in (("ferry", (9000.0, 700.0)), ("redis", (20000.0, 1900.0))):
+        for p in pipelines:
+            ops = 200_000
+            rows.append({"server": srv, "test": "GET", "pipeline": p, "clients": 50,
+                         "ops": ops, "instructions": int(ops * (i1 + i0 / p))})
+    return rows
+
+
+def memory_rows():
+    rows = []
+    for srv, bpk in (("ferry", 92.0), ("redis", 168.0)):
+        for n in (100_000, 1_000_000):
+            before = 3_000_000
+            after = before + int(bpk * n)
+            rows.append({"server": srv, "keys": n, "key_bytes": 16, "value_bytes": 64,
+                         "rss_before": before, "rss_after": after,
+                         "bytes_per_key": f"{(after - before) / n:.3f}"})
+    return rows
+
+
+def make_results(root: Path, stem: str = "sweep_20261122", big: bool = False,
+                 with_manifest: bool = True, **kw) -> Path:
+    """Create <root>/results with synthetic CSVs; returns the results path."""
+    res = root / "results"
+    bench = res / "bench"
+    if big:  # ~1200 rows: 2 servers x 4 tests x 3 C x 8 P x 6 runs
+        kw = {"tests": ("GET", "SET", "INCR", "MSET"), "clients": (1, 10, 50),
+              "runs": 6} | kw
+    write_csv(bench / f"{stem}.csv", SWEEP_HEADER, sweep_rows(**kw))
+    write_csv(bench / "syscalls.csv", ["server", "clients", "pipeline", "test", "ops",
+                                       "read_calls", "writev_calls", "write_calls",
+                                       "epoll_wait_calls", "other_calls"], syscall_rows())
+    write_csv(bench / "instructions.csv", ["server", "test", "pipeline", "clients", "ops",
+                                           "instructions"], instruction_rows())
+    write_csv(bench / "memory.csv", ["server", "keys", "key_bytes", "value_bytes",
+                                     "rss_before", "rss_after", "bytes_per_key"],
+              memory_rows())
+    write_csv(bench / "unavailable.csv", ["metric", "reason"],
+              [{"metric": "cycles_per_op", "reason": "perf reports cycles <not supported>"},
+               {"metric": "energy_j_per_op", "reason": "/sys/class/powercap/intel-rapl* absent"}])
+    if with_manifest:  # same shape as scripts/manifest.py writes
+        from analysis import manifest
+        man = {"git_sha": "0" * 40, "git_dirty": False,
+               "server_versions": {"ferry": "7.2.4", "redis": "7.0.15"},
+               "os": "Debian GNU/Linux 12", "kernel": "6.1.0", "compiler": "gcc 12.2.0",
+               "cflags": "-O2", "cpu_model": "synthetic", "cpu_count": 2,
+               "pinning": {"server": "0", "client": "1"},
+               "time_windows": {"sweep": {"start_utc": "2026-11-22T10:00:00Z",
+                                          "end_utc": "2026-11-22T10:30:00Z"}},
+               "generated_utc": "2026-11-22T10:31:00Z",
+               "csv_sha256": manifest.compute(res)}
+        (res / "manifest.json").write_text(json.dumps(man, indent=2, sort_keys=True) + "\n")
+    return res
