@@ -9,6 +9,7 @@
  * "default". CLIENT PAUSE/UNPAUSE validate their arguments and reply +OK but
  * do not pause anything yet (no client is ever paused).
  */
+#include "sbuf.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -271,34 +272,20 @@ static void reply_unknown_type(client *c, span s) {
     reply_errorf(c, "ERR Unknown client type '%s'", span_cstr(buf, sizeof buf, s));
 }
 
-/* Growable text buffer for CLIENT LIST. */
-typedef struct tbuf {
-    char *p;
-    size_t len, cap;
-} tbuf;
-
-static void tb_reserve(tbuf *b, size_t n) {
-    if (b->cap - b->len >= n) return;
-    size_t cap = b->cap ? b->cap : 1024;
-    while (cap - b->len < n) cap *= 2;
-    b->p = zrealloc(b->p, cap);
-    b->cap = cap;
-}
-
 /* client_info_line() truncates to its buffer: size the buffer for this
  * client's variable-length fields. The line ends with '\n' as Redis's. */
-static void tb_client_line(tbuf *b, client *t) {
+static void tb_client_line(sbuf *b, client *t) {
     size_t need = 640 + strlen(t->addr) + strlen(t->laddr);
     if (t->name) need += strlen(t->name);
     if (t->lib_name) need += strlen(t->lib_name);
     if (t->lib_ver) need += strlen(t->lib_ver);
-    tb_reserve(b, need + 2);
+    sb_reserve(b, need + 2);
     size_t n = client_info_line(t, b->p + b->len, need);
     b->len += n;
     if (n == 0 || b->p[b->len - 1] != '\n') b->p[b->len++] = '\n';
 }
 
-static void reply_tbuf(client *c, tbuf *b) {
+static void reply_sbuf(client *c, sbuf *b) {
     reply_verbatim(c, b->p ? b->p : "", b->len, "txt");
     zfree(b->p);
 }
@@ -330,7 +317,7 @@ static client *client_by_id(uint64_t id) {
 /* CLIENT LIST [TYPE type] | [ID id ...] */
 static void client_list(client *c) {
     int type = CT_NORMAL;
-    tbuf b = {0};
+    sbuf b = {0};
     if (c->argc == 4 && span_eq_nocase(c->argv[2], "type")) {
         type = parse_client_type(c->argv[3]);
         if (type == CT_NONE) {
@@ -351,7 +338,7 @@ static void client_list(client *c) {
             client *t = id > 0 ? client_by_id((uint64_t)id) : NULL;
             if (t) tb_client_line(&b, t);
         }
-        reply_tbuf(c, &b);
+        reply_sbuf(c, &b);
         return;
     } else if (c->argc != 2) {
         reply_err_syntax(c);
@@ -363,13 +350,13 @@ static void client_list(client *c) {
         for (size_t i = 0; i < n; i++) tb_client_line(&b, v[i]);
         zfree(v);
     }
-    reply_tbuf(c, &b);
+    reply_sbuf(c, &b);
 }
 
 static void client_info(client *c) {
-    tbuf b = {0};
+    sbuf b = {0};
     tb_client_line(&b, c);
-    reply_tbuf(c, &b);
+    reply_sbuf(c, &b);
 }
 
 /* ---- CLIENT KILL */

@@ -32,6 +32,7 @@
 #include <strings.h>
 
 #include "config_defs.h"
+#include "sbuf.h"
 
 #define defs config_defs
 #define NDEFS config_ndefs
@@ -52,65 +53,6 @@ const char *config_maxmemory_policy_name(int policy) {
 }
 const char *config_loglevel_name(int level) {
     return level >= 0 && level < 5 ? loglevel_names[level] : "notice";
-}
-
-/* ------------------------------------------------------- small strings */
-
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-} sbuf;
-
-static void sb_add(sbuf *b, const char *s, size_t n) {
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 64;
-        while (cap < b->len + n + 1) cap *= 2;
-        b->p = zrealloc(b->p, cap);
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-static void sb_adds(sbuf *b, const char *s) { sb_add(b, s, strlen(s)); }
-static void sb_addc(sbuf *b, char c) { sb_add(b, &c, 1); }
-static void sb_addf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_addf(sbuf *b, const char *fmt, ...) {
-    char tmp[128];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n > 0) sb_add(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
-}
-/* The buffer's string, never NULL; ownership moves to the caller. */
-static char *sb_take(sbuf *b) {
-    if (!b->p) return zstrdup("");
-    char *p = b->p;
-    b->p = NULL;
-    b->len = b->cap = 0;
-    return p;
-}
-
-/* Quoted like Redis's sdscatrepr: "..." with \n \r \t \a \b \\ \" \xHH. */
-static void sb_repr(sbuf *b, const char *s, size_t n) {
-    sb_addc(b, '"');
-    for (size_t i = 0; i < n; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        switch (ch) {
-        case '\\': sb_adds(b, "\\\\"); break;
-        case '"': sb_adds(b, "\\\""); break;
-        case '\n': sb_adds(b, "\\n"); break;
-        case '\r': sb_adds(b, "\\r"); break;
-        case '\t': sb_adds(b, "\\t"); break;
-        case '\a': sb_adds(b, "\\a"); break;
-        case '\b': sb_adds(b, "\\b"); break;
-        default:
-            if (isprint(ch)) sb_addc(b, (char)ch);
-            else sb_addf(b, "\\x%02x", ch);
-        }
-    }
-    sb_addc(b, '"');
 }
 
 void config_free_args(int argc, char **argv) {

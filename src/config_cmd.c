@@ -11,6 +11,7 @@
  */
 #include "command.h"
 #include "config.h"
+#include "sbuf.h"
 #include "reply.h"
 #include "server.h"
 #include "util.h"
@@ -60,25 +61,6 @@ void stats_reset_all(void);
 
 /* ------------------------------------------------------------ strings */
 
-typedef struct strbuf {
-    char *p;
-    size_t len, cap;
-} strbuf;
-
-static void buf_add(strbuf *b, const char *s, size_t n) {
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 128;
-        while (cap < b->len + n + 1) cap *= 2;
-        b->p = zrealloc(b->p, cap);
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-static void buf_adds(strbuf *b, const char *s) { buf_add(b, s, strlen(s)); }
-static void buf_addc(strbuf *b, char c) { buf_add(b, &c, 1); }
-
 static int hexval(int c) {
     if (c >= '0' && c <= '9') return c - '0';
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -88,38 +70,38 @@ static int hexval(int c) {
 
 /* One double-quoted token starting after the '"'. Returns the position
  * after the closing quote, or NULL (unbalanced, or an escaped NUL byte). */
-static const char *split_dquoted(const char *p, strbuf *cur) {
+static const char *split_dquoted(const char *p, sbuf *cur) {
     for (;; p++) {
         if (!*p) return NULL;
         if (*p == '\\' && p[1] == 'x' && hexval(p[2]) >= 0 && hexval(p[3]) >= 0) {
             char byte = (char)(hexval(p[2]) * 16 + hexval(p[3]));
             if (!byte) return NULL;
-            buf_addc(cur, byte);
+            sb_addc(cur, byte);
             p += 3;
         } else if (*p == '\\' && p[1]) {
             p++;
             char c = *p == 'n' ? '\n' : *p == 'r' ? '\r' : *p == 't' ? '\t' : *p == 'b' ? '\b' : *p == 'a' ? '\a' : *p;
-            buf_addc(cur, c);
+            sb_addc(cur, c);
         } else if (*p == '"') {
             if (p[1] && !isspace((unsigned char)p[1])) return NULL;
             return p + 1;
         } else {
-            buf_addc(cur, *p);
+            sb_addc(cur, *p);
         }
     }
 }
 
-static const char *split_squoted(const char *p, strbuf *cur) {
+static const char *split_squoted(const char *p, sbuf *cur) {
     for (;; p++) {
         if (!*p) return NULL;
         if (*p == '\\' && p[1] == '\'') {
             p++;
-            buf_addc(cur, '\'');
+            sb_addc(cur, '\'');
         } else if (*p == '\'') {
             if (p[1] && !isspace((unsigned char)p[1])) return NULL;
             return p + 1;
         } else {
-            buf_addc(cur, *p);
+            sb_addc(cur, *p);
         }
     }
 }
@@ -130,16 +112,16 @@ static const char *split_squoted(const char *p, strbuf *cur) {
 int config_split_args(const char *p, int *argc_out, char ***argv_out) {
     int argc = 0, cap = 4;
     char **argv = zmalloc(sizeof(char *) * (size_t)cap);
-    strbuf cur = {0};
+    sbuf cur = {0};
     for (;;) {
         while (*p && isspace((unsigned char)*p)) p++;
         if (!*p) break;
         cur.len = 0;
-        buf_add(&cur, "", 0);
+        sb_add(&cur, "", 0);
         while (*p && *p != ' ' && *p != '\n' && *p != '\r' && *p != '\t') {
             if (*p == '"') p = split_dquoted(p + 1, &cur);
             else if (*p == '\'') p = split_squoted(p + 1, &cur);
-            else buf_addc(&cur, *p++);
+            else sb_addc(&cur, *p++);
             if (!p) {
                 zfree(cur.p);
                 config_free_args(argc, argv);
@@ -157,11 +139,11 @@ int config_split_args(const char *p, int *argc_out, char ***argv_out) {
 
 /* Whole file (or stream) into a NUL-terminated zmalloc'd buffer. */
 static char *read_stream(FILE *f) {
-    strbuf b = {0};
+    sbuf b = {0};
     char chunk[4096];
     size_t n;
-    buf_add(&b, "", 0);
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) buf_add(&b, chunk, n);
+    sb_add(&b, "", 0);
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) sb_add(&b, chunk, n);
     return b.p;
 }
 
@@ -287,11 +269,11 @@ static int special_directive(loadctx *x, int argc, char **argv, const char *src,
 }
 
 static char *join_args(int argc, char **argv) {
-    strbuf b = {0};
-    buf_add(&b, "", 0);
+    sbuf b = {0};
+    sb_add(&b, "", 0);
     for (int i = 0; i < argc; i++) {
-        if (i) buf_addc(&b, ' ');
-        buf_adds(&b, argv[i]);
+        if (i) sb_addc(&b, ' ');
+        sb_adds(&b, argv[i]);
     }
     return b.p;
 }
@@ -425,9 +407,9 @@ static void usage(const char *prog) {
  * "--name" starts a line (unless the previous name still lacks a value),
  * other arguments are values, quoted. "-" as first/last argument = stdin. */
 static char *options_text(int argc, char **argv, int j, int *use_stdin) {
-    strbuf b = {0};
+    sbuf b = {0};
     int have_value = 1;
-    buf_add(&b, "", 0);
+    sb_add(&b, "", 0);
     for (; j < argc; j++) {
         const char *a = argv[j];
         if (!strcmp(a, "-") && (j == 1 || j == argc - 1)) {
@@ -435,21 +417,21 @@ static char *options_text(int argc, char **argv, int j, int *use_stdin) {
         } else if (have_value && a[0] == '-' && a[1] == '-') {
             int n = 1;
             char **tok;
-            if (b.len) buf_addc(&b, '\n');
-            buf_adds(&b, a + 2);
-            buf_addc(&b, ' ');
+            if (b.len) sb_addc(&b, '\n');
+            sb_adds(&b, a + 2);
+            sb_addc(&b, ' ');
             if (config_split_args(a, &n, &tok) == 0) config_free_args(n, tok);
             have_value = n != 1;
             /* `--save` with nothing after it means save "" */
             if (n == 1 && !strcasecmp(a, "--save") &&
                 (j == argc - 1 || (argv[j + 1][0] == '-' && argv[j + 1][1] == '-'))) {
-                buf_adds(&b, "\"\"");
+                sb_adds(&b, "\"\"");
                 have_value = 1;
             }
         } else {
             char *q = config_repr(a);
-            buf_adds(&b, q);
-            buf_addc(&b, ' ');
+            sb_adds(&b, q);
+            sb_addc(&b, ' ');
             zfree(q);
             have_value = 1;
         }
@@ -716,8 +698,8 @@ static void config_help_cmd(client *c) {
 static char *rewrite_text(const char *old) {
     int n = config_count(), header = 0, appended = 0;
     char *seen = zcalloc((size_t)n);
-    strbuf out = {0};
-    buf_add(&out, "", 0);
+    sbuf out = {0};
+    sb_add(&out, "", 0);
     for (const char *p = old; *p;) {
         const char *nl = strchr(p, '\n');
         size_t len = nl ? (size_t)(nl - p) : strlen(p);
@@ -730,12 +712,12 @@ static char *rewrite_text(const char *old) {
             config_free_args(argc, argv);
         }
         if (i < 0) {
-            buf_adds(&out, line);
-            buf_addc(&out, '\n');
+            sb_adds(&out, line);
+            sb_addc(&out, '\n');
         } else if (!seen[config_real(i)]) {
             seen[config_real(i)] = 1;
             char *lines = config_rewrite_lines(&srv.cfg, config_real(i), &isdef);
-            buf_adds(&out, lines);
+            sb_adds(&out, lines);
             zfree(lines);
         }
         zfree(line);
@@ -747,8 +729,8 @@ static char *rewrite_text(const char *old) {
         if (config_real(i) != i || seen[i]) continue;
         char *lines = config_rewrite_lines(&srv.cfg, i, &isdef);
         if (!isdef && lines[0]) {
-            if (!header && !appended++) buf_adds(&out, REWRITE_HEADER "\n");
-            buf_adds(&out, lines);
+            if (!header && !appended++) sb_adds(&out, REWRITE_HEADER "\n");
+            sb_adds(&out, lines);
         }
         zfree(lines);
     }

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "info.h"
+#include "sbuf.h"
 #include "client.h"
 #include "command.h"
 #include "config.h"
@@ -37,44 +38,6 @@ void info_cron_sample(void);
 void info_change_replid(void);
 void cmd_memory_stats(client *c);
 void cmd_memory_doctor(client *c);
-
-/* ------------------------------------------------------- string builder */
-
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-} sbuf;
-
-static void sb_reserve(sbuf *b, size_t n) {
-    if (b->cap - b->len > n) return;
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap - b->len <= n) cap *= 2;
-    b->p = zrealloc(b->p, cap);
-    b->cap = cap;
-}
-
-static void sb_add(sbuf *b, const char *s, size_t n) {
-    sb_reserve(b, n);
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
-static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(sbuf *b, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, ap);
-    va_end(ap);
-    if (n < 0) return;
-    if (!b->p || (size_t)n >= b->cap - b->len) {
-        sb_reserve(b, (size_t)n);
-        va_start(ap, fmt);
-        vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-        va_end(ap);
-    }
-    b->len += (size_t)n;
-}
 
 /* Redis's bytesToHuman: "123B", "1.02K", "967.27M", ... */
 static const char *bytes_human(char *buf, size_t cap, unsigned long long n) {
@@ -238,7 +201,7 @@ static void sec_server(sbuf *b) {
     gcc_minor = __GNUC_MINOR__;
     gcc_patch = __GNUC_PATCHLEVEL__;
 #endif
-    sb_printf(b,
+    sb_addf(b,
               "redis_version:%s\r\nredis_git_sha1:00000000\r\nredis_git_dirty:0\r\nredis_build_id:%lx\r\n"
               "redis_mode:standalone\r\nos:%s %s %s\r\narch_bits:%d\r\nmonotonic_clock:POSIX clock_gettime\r\n"
               "multiplexing_api:%s\r\natomicvar_api:c11-builtin\r\ngcc_version:%d.%d.%d\r\nprocess_id:%ld\r\n"
@@ -261,7 +224,7 @@ static void sec_clients(sbuf *b) {
         size_t out = c->out_peak > ring_used(&c->out) ? (size_t)c->out_peak : ring_used(&c->out);
         if (out > max_out) max_out = out;
     }
-    sb_printf(b,
+    sb_addf(b,
               "connected_clients:%zu\r\ncluster_connections:0\r\nmaxclients:%lld\r\n"
               "client_recent_max_input_buffer:%zu\r\nclient_recent_max_output_buffer:%zu\r\n"
               "blocked_clients:%zu\r\ntracking_clients:0\r\nclients_in_timeout_table:0\r\n",
@@ -274,7 +237,7 @@ static void sec_memory(sbuf *b) {
     mem_figures(&m);
     unsigned long long sysmem = total_system_memory();
     size_t net = m.used > m.startup ? m.used - m.startup : 0;
-    sb_printf(b,
+    sb_addf(b,
               "used_memory:%zu\r\nused_memory_human:%s\r\nused_memory_rss:%zu\r\nused_memory_rss_human:%s\r\n"
               "used_memory_peak:%zu\r\nused_memory_peak_human:%s\r\nused_memory_peak_perc:%.2f%%\r\n"
               "used_memory_overhead:%zu\r\nused_memory_startup:%zu\r\nused_memory_dataset:%zu\r\n"
@@ -284,7 +247,7 @@ static void sec_memory(sbuf *b) {
               bytes_human(h3, sizeof h3, m.peak), ratio((double)m.used * 100, (double)m.peak), m.overhead, m.startup,
               m.dataset, ratio((double)m.dataset * 100, (double)net), m.used, m.used, m.rss, sysmem,
               bytes_human(h4, sizeof h4, sysmem));
-    sb_printf(b,
+    sb_addf(b,
               "used_memory_lua:0\r\nused_memory_vm_eval:0\r\nused_memory_lua_human:0B\r\n"
               "used_memory_scripts_eval:0\r\nnumber_of_cached_scripts:0\r\nnumber_of_functions:0\r\n"
               "number_of_libraries:0\r\nused_memory_vm_functions:0\r\nused_memory_vm_total:0\r\n"
@@ -292,7 +255,7 @@ static void sec_memory(sbuf *b) {
               "used_memory_scripts_human:0B\r\nmaxmemory:%llu\r\nmaxmemory_human:%s\r\nmaxmemory_policy:%s\r\n",
               srv.cfg.maxmemory, bytes_human(h5, sizeof h5, srv.cfg.maxmemory),
               config_maxmemory_policy_name(srv.cfg.maxmemory_policy));
-    sb_printf(b,
+    sb_addf(b,
               "allocator_frag_ratio:1.00\r\nallocator_frag_bytes:0\r\nallocator_rss_ratio:%.2f\r\n"
               "allocator_rss_bytes:%lld\r\nrss_overhead_ratio:1.00\r\nrss_overhead_bytes:0\r\n"
               "mem_fragmentation_ratio:%.2f\r\nmem_fragmentation_bytes:%lld\r\nmem_not_counted_for_evict:0\r\n"
@@ -304,7 +267,7 @@ static void sec_memory(sbuf *b) {
 }
 
 static void sec_persistence(sbuf *b) {
-    sb_printf(b,
+    sb_addf(b,
               "loading:0\r\nasync_loading:0\r\ncurrent_cow_peak:0\r\ncurrent_cow_size:0\r\n"
               "current_cow_size_age:0\r\ncurrent_fork_perc:0.00\r\ncurrent_save_keys_processed:0\r\n"
               "current_save_keys_total:0\r\nrdb_changes_since_last_save:%lld\r\nrdb_bgsave_in_progress:0\r\n"
@@ -320,7 +283,7 @@ static void sec_persistence(sbuf *b) {
 
 static void sec_stats(sbuf *b) {
     const server_stats *s = &srv.stats;
-    sb_printf(b,
+    sb_addf(b,
               "total_connections_received:%llu\r\ntotal_commands_processed:%llu\r\n"
               "instantaneous_ops_per_sec:%lld\r\ntotal_net_input_bytes:%llu\r\ntotal_net_output_bytes:%llu\r\n"
               "total_net_repl_input_bytes:0\r\ntotal_net_repl_output_bytes:0\r\n"
@@ -337,7 +300,7 @@ static void sec_stats(sbuf *b) {
               (double)metric_get(&metrics[MET_NET_OUT]) / 1024, (unsigned long long)s->rejected_conn,
               (unsigned long long)s->expiredkeys, (unsigned long long)s->evictedkeys,
               (unsigned long long)s->keyspace_hits, (unsigned long long)s->keyspace_misses);
-    sb_printf(b,
+    sb_addf(b,
               "pubsub_channels:0\r\npubsub_patterns:0\r\npubsubshard_channels:0\r\nlatest_fork_usec:0\r\n"
               "total_forks:0\r\nmigrate_cached_sockets:0\r\nslave_expires_tracked_keys:0\r\n"
               "active_defrag_hits:0\r\nactive_defrag_misses:0\r\nactive_defrag_key_hits:0\r\n"
@@ -351,7 +314,7 @@ static void sec_stats(sbuf *b) {
 }
 
 static void sec_replication(sbuf *b) {
-    sb_printf(b,
+    sb_addf(b,
               "role:master\r\nconnected_slaves:0\r\nmaster_failover_state:no-failover\r\nmaster_replid:%s\r\n"
               "master_replid2:0000000000000000000000000000000000000000\r\nmaster_repl_offset:0\r\n"
               "second_repl_offset:-1\r\nrepl_backlog_active:0\r\nrepl_backlog_size:1048576\r\n"
@@ -360,7 +323,7 @@ static void sec_replication(sbuf *b) {
 }
 
 static void cpu_line(sbuf *b, const char *name, const struct rusage *ru) {
-    sb_printf(b, "used_cpu_sys%s:%ld.%06ld\r\nused_cpu_user%s:%ld.%06ld\r\n", name, (long)ru->ru_stime.tv_sec,
+    sb_addf(b, "used_cpu_sys%s:%ld.%06ld\r\nused_cpu_user%s:%ld.%06ld\r\n", name, (long)ru->ru_stime.tv_sec,
               (long)ru->ru_stime.tv_usec, name, (long)ru->ru_utime.tv_sec, (long)ru->ru_utime.tv_usec);
 }
 
@@ -381,7 +344,7 @@ static void sec_cpu(sbuf *b) {
 static void cmdstat_one(command *cmd, void *ud) {
     sbuf *b = ud;
     if (!cmd->calls && !cmd->failed_calls && !cmd->rejected_calls) return;
-    sb_printf(b, "cmdstat_%s:calls=%llu,usec=%llu,usec_per_call=%.2f,rejected_calls=%llu,failed_calls=%llu\r\n",
+    sb_addf(b, "cmdstat_%s:calls=%llu,usec=%llu,usec_per_call=%.2f,rejected_calls=%llu,failed_calls=%llu\r\n",
               cmd->fullname, (unsigned long long)cmd->calls, (unsigned long long)cmd->usec,
               cmd->calls ? (double)cmd->usec / (double)cmd->calls : 0.0, (unsigned long long)cmd->rejected_calls,
               (unsigned long long)cmd->failed_calls);
@@ -399,7 +362,7 @@ static void sec_errorstats(sbuf *b) {
     int n = g_nerrstats;
     memcpy(sorted, g_errstats, sizeof(errstat) * (size_t)n);
     qsort(sorted, (size_t)n, sizeof(errstat), cmp_errstat);
-    for (int i = 0; i < n; i++) sb_printf(b, "errorstat_%s:count=%llu\r\n", sorted[i].name, sorted[i].count);
+    for (int i = 0; i < n; i++) sb_addf(b, "errorstat_%s:count=%llu\r\n", sorted[i].name, sorted[i].count);
 }
 
 static void sec_cluster(sbuf *b) { sb_add(b, "cluster_enabled:0\r\n", 19); }
@@ -409,7 +372,7 @@ static void sec_keyspace(sbuf *b) {
         db *d = db_get(i);
         size_t keys = dict_size(&d->keys);
         if (!keys) continue;
-        sb_printf(b, "db%d:keys=%zu,expires=%zu,avg_ttl=%lld\r\n", i, keys, d->expires, d->avg_ttl);
+        sb_addf(b, "db%d:keys=%zu,expires=%zu,avg_ttl=%lld\r\n", i, keys, d->expires, d->avg_ttl);
     }
 }
 
@@ -459,7 +422,7 @@ static void render(sbuf *b, unsigned mask) {
     for (size_t i = 0; i < NSECTIONS; i++) {
         if (!(mask & (1u << i))) continue;
         if (b->len) sb_add(b, "\r\n", 2);
-        sb_printf(b, "# %s\r\n", sections[i].title);
+        sb_addf(b, "# %s\r\n", sections[i].title);
         if (sections[i].fn) sections[i].fn(b);
     }
 }
