@@ -99,6 +99,15 @@ void client_update_backpressure(client *c);
 int net_listen_all(void);
 void net_rebind(void);
 
+/* NUL-terminated copy of a span, truncated to cap-1 (for %s in messages;
+ * like Redis's C-string handling it shows bytes up to a NUL). */
+static inline const char *span_cstr(char *buf, size_t cap, span s) {
+    size_t n = s.len < cap - 1 ? s.len : cap - 1;
+    __builtin_memcpy(buf, s.p, n);
+    buf[n] = '\0';
+    return buf;
+}
+
 static inline int span_eq_nocase(span s, const char *lit) {
     size_t i = 0;
     for (; i < s.len; i++) {

@@ -29,6 +29,8 @@ void reply_double(client *c, double d);                 /* RESP2: bulk, RESP3: ,
 void reply_bool(client *c, int b);                      /* RESP2: :0/:1, RESP3: #t/#f */
 void reply_verbatim(client *c, const char *p, size_t n, const char *ext); /* RESP3 =, RESP2 bulk */
 void reply_bulk_span(client *c, span s);
+/* A NULL-terminated list of lines as an array of status replies (HELP). */
+void reply_help(client *c, const char *const *lines);
 
 /* Common errors (Redis texts) */
 void reply_err_arity(client *c);                        /* wrong number of arguments for '%s' command */

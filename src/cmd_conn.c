@@ -76,21 +76,6 @@ static int set_name_or_reply(client *c, span name) {
     return 1;
 }
 
-static void reply_help(client *c, const char *const *lines) {
-    long n = 0;
-    while (lines[n]) n++;
-    reply_array(c, n);
-    for (long i = 0; i < n; i++) reply_status(c, lines[i]);
-}
-
-/* NUL-terminated copy of a span, truncated to cap-1 (for %s in errors). */
-static const char *span_cstr(char *buf, size_t cap, span s) {
-    size_t n = s.len < cap - 1 ? s.len : cap - 1;
-    memcpy(buf, s.p, n);
-    buf[n] = '\0';
-    return buf;
-}
-
 /* ---------------------------------------------------- simple commands */
 
 static void cmd_ping(client *c) {

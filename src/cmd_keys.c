@@ -478,13 +478,10 @@ static const char *const object_help[] = {
     "    <key>.",
     "HELP",
     "    Prints this help.",
+    NULL,
 };
 
-static void cmd_object_help(client *c) {
-    size_t n = sizeof object_help / sizeof object_help[0];
-    reply_array(c, (long)n);
-    for (size_t i = 0; i < n; i++) reply_status(c, object_help[i]);
-}
+static void cmd_object_help(client *c) { reply_help(c, object_help); }
 
 /* Only reached if dispatch hands an unknown subcommand to the container. */
 static void cmd_object(client *c) {

@@ -107,14 +107,6 @@ static void reset_one(command *c, void *ud) {
 
 void commands_reset_stats(void) { command_foreach(reset_one, NULL); }
 
-/* Copy a C string from a span for %s formatting: stops at NUL like Redis's
- * C-string handling, truncated to cap-1. */
-static void span_cstr(char *dst, size_t cap, span s) {
-    size_t n = s.len < cap - 1 ? s.len : cap - 1;
-    memcpy(dst, s.p, n);
-    dst[n] = '\0';
-}
-
 static void reject_unknown(client *c) {
     char name[129], args[512];
     size_t alen = 0;

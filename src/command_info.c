@@ -206,7 +206,7 @@ void cmd_command(client *c) {
         reply_array(c, n);
         for (int i = cmd->first_key; i <= last && i < argc; i += cmd->key_step) reply_bulk_span(c, c->argv[2 + i]);
     } else if (span_eq_nocase(sub, "help") && c->argc == 2) {
-        static const char *help[] = {
+        static const char *const help[] = {
             "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
             "(no subcommand)",
             "    Return details about all Redis commands.",
@@ -226,9 +226,9 @@ void cmd_command(client *c) {
             "    Return the keys from a full Redis command.",
             "HELP",
             "    Print this help.",
+            NULL,
         };
-        reply_array(c, (long)(sizeof help / sizeof help[0]));
-        for (size_t i = 0; i < sizeof help / sizeof help[0]; i++) reply_status(c, help[i]);
+        reply_help(c, help);
     } else {
         char name[129];
         size_t n = sub.len < 128 ? sub.len : 128;

@@ -90,6 +90,13 @@ void reply_bulk(client *c, const char *p, size_t n) {
 }
 
 void reply_bulk_span(client *c, span s) { reply_bulk(c, s.p, s.len); }
+
+void reply_help(client *c, const char *const *lines) {
+    long n = 0;
+    while (lines[n]) n++;
+    reply_array(c, n);
+    for (long i = 0; i < n; i++) reply_status(c, lines[i]);
+}
 void reply_bulk_cstr(client *c, const char *s) { reply_bulk(c, s, strlen(s)); }
 
 void reply_bulk_ll(client *c, long long v) {
