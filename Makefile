@@ -52,7 +52,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)/tests
 FUZZ_SECONDS ?= 30
 FUZZ_CC      ?= clang
 FUZZ_DIR     := build/fuzz
-FUZZ_FLAGS   := $(CSTD) -O1 -g -Iinclude -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
+FUZZ_FLAGS   := $(CSTD) -O1 -g -Iinclude -MMD -MP -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
 FUZZ_SRCS    := $(wildcard fuzz/fuzz_*.c)
 FUZZ_BINS    := $(FUZZ_SRCS:fuzz/%.c=$(FUZZ_DIR)/%)
 FUZZ_OBJS    := $(filter-out $(FUZZ_DIR)/obj/main.o,$(SRCS:src/%.c=$(FUZZ_DIR)/obj/%.o))
@@ -119,4 +119,4 @@ TEST_FUZZ_SECONDS ?= 10
 clean:
 	rm -rf build
 
--include $(OBJS:.o=.d)
+-include $(OBJS:.o=.d) $(FUZZ_OBJS:.o=.d)

@@ -132,7 +132,11 @@ static void fb_parse_args(fb_config *cfg, int argc, char **argv) {
         if (!strcmp(a, "-q")) { cfg->quiet = 1; continue; }
         if (!strcmp(a, "--csv")) { cfg->csv = 1; continue; }
         /* every other option takes a value: "-c 50", "--rate 1000" or "--rate=1000" */
-        snprintf(name, sizeof name, "%s", a);
+        {
+            size_t n = strlen(a) < sizeof name - 1 ? strlen(a) : sizeof name - 1;
+            memcpy(name, a, n); /* (snprintf here trips gcc's -Wformat-truncation under ASan) */
+            name[n] = '\0';
+        }
         if (!strncmp(a, "--", 2) && (eq = strchr(a, '=')) != NULL) {
             if ((size_t)(eq - a) < sizeof name) name[eq - a] = '\0';
             val = eq + 1;

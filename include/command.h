@@ -49,13 +49,53 @@ typedef struct command {
     struct command *parent;
     char fullname[48];
     uint64_t calls, usec, rejected_calls, failed_calls;
+    /* pipeline fast path (command_lookup_cached, command_batchable) */
+    char upname[32];            /* the name in uppercase */
+    uint32_t cache_len;         /* strlen(name) if the lookup cache may return it, else UINT32_MAX */
+    uint8_t batchable;          /* plain key command: see command_batchable() */
+    uint8_t alpha;              /* the name is lowercase letters only */
 } command;
 
 void commands_init(void);
 command *command_lookup(const span *argv, int argc);  /* resolves subcommands */
 command *command_lookup_name(const char *name, size_t len);
+/* Exactly span_eq_nocase(s, cmd->name) for a command the lookup cache may
+ * return (else 0): the length first, then each byte against the lowercase
+ * name (folding case with | 0x20 when the name is letters only) or against
+ * the precomputed uppercase form. */
+static inline int command_name_matches(const command *cmd, span s) {
+    if (s.len != cmd->cache_len) return 0; /* also: containers, subcommands */
+    const char *lo = cmd->name;
+    if (cmd->alpha) { /* letters only: x | 0x20 == lo[i] iff x is lo[i] or its uppercase */
+        for (size_t i = 0; i < s.len; i++)
+            if ((s.p[i] | 0x20) != lo[i]) return 0;
+        return 1;
+    }
+    for (size_t i = 0; i < s.len; i++)
+        if (s.p[i] != lo[i] && s.p[i] != cmd->upname[i]) return 0;
+    return 1;
+}
+/* command_lookup(argv, argc), trying `last` first (pipelines repeat the same
+ * command; the result is the same either way). */
+static inline command *command_lookup_cached(command *last, const span *argv, int argc) {
+    if (last && command_name_matches(last, argv[0])) return last;
+    return command_lookup(argv, argc);
+}
 /* Execute c->argv: checks, MULTI queueing, stats. */
 void command_dispatch(client *c);
+/* command_dispatch with cmd = command_lookup(c->argv, c->argc) already known. */
+void command_dispatch_resolved(client *c, command *cmd);
+/* A plain key command (argv[1] is its key, not a container, not a
+ * transaction/connection control command, not admin): running it cannot
+ * change how the client's following requests are parsed or whether they
+ * are executed, so the batched executor may parse and hash past it. */
+static inline int command_batchable(const command *cmd) { return cmd && cmd->batchable; }
+static inline int command_arity_ok(const command *cmd, int argc) {
+    return cmd->arity > 0 ? argc == cmd->arity : argc >= -cmd->arity;
+}
+/* Close the open timing run (see command_call): call at the end of a batch,
+ * before anything may read commandstats from outside a command. */
+void command_stats_flush(void);
 /* Call a resolved command directly (used by EXEC). */
 void command_call(client *c, command *cmd);
 void command_foreach(void (*fn)(command *cmd, void *ud), void *ud);

@@ -27,6 +27,28 @@ typedef struct db {
 void db_init_all(int n);
 db *db_get(int id);
 
+/* Hash hint: the batched executor hashes a pipelined command's key before
+ * the command runs and announces it here; lookups and stores of exactly this
+ * key pointer and length then reuse the hash instead of computing it again.
+ * The hint must be cleared (key NULL) once the command has run. */
+typedef struct db_key_hint {
+    const char *key;
+    size_t klen;
+    uint64_t hash;
+} db_key_hint;
+extern db_key_hint db_hint;
+static inline void db_set_key_hint(const char *key, size_t klen, uint64_t hash) {
+    db_hint.key = key;
+    db_hint.klen = klen;
+    db_hint.hash = hash;
+}
+static inline void db_clear_key_hint(void) { db_hint.key = NULL; }
+/* dict_hash(key, klen), taken from the hint when it is for this key. */
+static inline uint64_t db_key_hash(const char *key, size_t klen) {
+    if (key == db_hint.key && klen == db_hint.klen) return db_hint.hash;
+    return dict_hash(key, klen);
+}
+
 /* Lookup with lazy expiry. Does not count hits/misses. */
 dnode *db_lookup(db *d, const char *key, size_t klen);
 /* Lookup for reading: counts keyspace hits/misses, updates LRU. */

@@ -85,6 +85,41 @@ void dict_add(dict *d, dnode *n);
  * on insert-after-miss): dict_find_link_h stores the key's hash in *hash. */
 dnode **dict_find_link_h(dict *d, const char *key, size_t klen, uint64_t *hash);
 void dict_add_h(dict *d, dnode *n, uint64_t hash);
+/* Variants for a hash computed earlier with dict_hash(key, klen) (the
+ * batched executor hashes a window of pipelined keys ahead of execution). */
+dnode **dict_find_link_hashed(dict *d, const char *key, size_t klen, uint64_t hash);
+static inline dnode *dict_find_hashed(dict *d, const char *key, size_t klen, uint64_t hash) {
+    if (d->rehash_idx == -1) { /* one table and no rehash step due: walk the chain here */
+        if (!d->table[0]) return NULL;
+        for (dnode *n = d->table[0][hash & hashmask(d->bits[0])]; n; n = n->next)
+            if (n->klen == klen && __builtin_memcmp(dn_key(n), key, klen) == 0) return n;
+        return NULL;
+    }
+    dnode **l = dict_find_link_hashed(d, key, klen, hash);
+    return l ? *l : NULL;
+}
+
+/* Prefetch hints, no effect on contents: the bucket slot(s) a key with this
+ * hash lives in (both tables while rehashing), then, once that line has
+ * arrived, the first two cache lines of each table's chain head.
+ * always_inline: GCC otherwise finds these side-effect free before inlining
+ * them and deletes the calls. */
+#define DICT_PREFETCH_FN static inline __attribute__((always_inline)) void
+DICT_PREFETCH_FN dict_prefetch_bucket(const dict *d, uint64_t hash) {
+    if (!d->table[0]) return;
+    __builtin_prefetch(&d->table[0][hash & hashmask(d->bits[0])]);
+    if (d->table[1]) __builtin_prefetch(&d->table[1][hash & hashmask(d->bits[1])]);
+}
+DICT_PREFETCH_FN dict_prefetch_node(const dict *d, uint64_t hash) {
+    for (int t = 0; t < 2 && d->table[t]; t++) {
+        const dnode *n = d->table[t][hash & hashmask(d->bits[t])];
+        if (n) {
+            __builtin_prefetch(n);
+            __builtin_prefetch((const char *)n + 64); /* a key and a small value often reach the next line */
+        }
+    }
+}
+
 /* Remove the node with this key and return it (NULL if absent). */
 dnode *dict_unlink(dict *d, const char *key, size_t klen);
 

@@ -74,4 +74,15 @@ void resp_parser_reset(resp_parser *p);
  * is writable; multibulk requests never modify buf. */
 ssize_t resp_parse(resp_parser *p, char *buf, size_t len, const resp_limits *lim);
 
+/* Fast path for the common case, for callers that try it before
+ * resp_parse: a whole multibulk request already in buf, in canonical form
+ * ("*N\r\n" with 1 <= N <= 99 and N <= argv_cap, then for each argument
+ * "$L\r\n" with L < 10^10, the payload and two more bytes), parsed from a
+ * fresh parser (no partial request, no error). Returns what resp_parse
+ * would return (> 0, with argc and argv set the same way), or 0 when the
+ * request is not of that form; then only argv entries may have been
+ * written (argc and the resumable state are untouched) and resp_parse
+ * decides. */
+ssize_t resp_parse_whole(resp_parser *p, const char *buf, size_t len, const resp_limits *lim);
+
 #endif

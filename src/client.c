@@ -43,7 +43,7 @@ client *client_create(int fd) {
     c->fd = fd;
     c->resp = 2;
     c->db = db_get(0);
-    resp_parser_init(&c->parser, zmalloc(sizeof(resp_arg) * ARGV_INITIAL), ARGV_INITIAL);
+    resp_parser_init(&c->parser, zcalloc(sizeof(resp_arg) * ARGV_INITIAL), ARGV_INITIAL);
     c->argv = zmalloc(sizeof(span) * ARGV_INITIAL);
     c->argv_cap = ARGV_INITIAL;
     ring_init(&c->out);
@@ -140,41 +140,174 @@ static void protocol_error(client *c) {
     c->flags |= CF_CLOSE_AFTER_REPLY;
 }
 
-/* Parse and execute every complete request in qbuf[qpos, qlen). */
-static void process_buffer(client *c, char *buf, size_t *pos, size_t len) {
-    resp_limits lim = {srv.cfg.proto_max_bulk_len, RESP_MAX_ARGS, RESP_INLINE_MAX};
-    uint64_t before = srv.stats.numcommands;
-    while (*pos < len) {
-        if (c->flags & (CF_CLOSE_AFTER_REPLY | CF_CLOSE_ASAP)) break;
-        if (over_high_water(c)) break;
-        ssize_t r = resp_parse(&c->parser, buf + *pos, len - *pos, &lim);
-        if (r == RESP_INCOMPLETE) break;
+/* ---- batched execution ------------------------------------------------------
+ *
+ * Pipelined key commands spend most of their time waiting for the bucket and
+ * the node of a random key to come from memory. So the requests in the
+ * buffer are taken in windows of up to WIN_MAX: each is parsed, its command
+ * resolved and, for a batchable command (command_batchable), its key hashed
+ * and the key's bucket prefetched; then the chain heads are prefetched; then
+ * the window's commands execute strictly in order, each with its key's hash
+ * handed to the db layer (db_set_key_hint) so it is not computed twice.
+ *
+ * Parsing ahead never changes what happens: multibulk parsing is a pure
+ * function of the bytes and the limits (fixed for the whole call), command
+ * lookup and hashing are pure functions of the bytes, and prefetches are
+ * hints. The window ends
+ *   - after any request that is not a batchable command (MULTI, SELECT, HELLO,
+ *     CLIENT, QUIT, RESET, CONFIG ...): what follows is parsed only after it
+ *     has run, exactly as one request at a time;
+ *   - before an inline request (its parse unescapes the buffer in place, so
+ *     it is parsed only when it is next);
+ *   - at a protocol error or an incomplete request (an error is reported only
+ *     when the request is reached in order);
+ *   - after a request with more than WIN_ARGS arguments (its spans stay in
+ *     the parser's argv, which the next parse would overwrite).
+ * Before each request the close flags and the output high-water mark are
+ * checked as before; stopping early forgets the parsed-ahead requests (the
+ * parser is reset and they are parsed again when execution resumes). */
+#define WIN_MAX 16
+#define WIN_ARGS 3 /* window_add copies exactly 3 */
+_Static_assert(WIN_ARGS <= ARGV_INITIAL, "window_add copies WIN_ARGS parser entries");
+
+typedef struct win_req {
+    size_t end;                 /* offset just past the request in buf */
+    command *cmd;               /* command_lookup of its argv (argc > 0) */
+    uint64_t hash;              /* dict_hash of argv[1], if hashed */
+    int argc;
+    int hashed;
+    span argv[WIN_ARGS];        /* argc > WIN_ARGS: the spans are in c->parser.argv */
+} win_req;
+
+typedef struct window {
+    int n;
+    ssize_t stop;               /* parse result that ended the window (< 0), or 0 */
+    win_req req[WIN_MAX];
+} window;
+
+static inline int must_stop(client *c) {
+    return (c->flags & (CF_CLOSE_AFTER_REPLY | CF_CLOSE_ASAP)) || over_high_water(c);
+}
+
+/* Record the request the parser just completed (buf[off, end)): resolve its
+ * command and, for a batchable one, hash its key and prefetch the bucket.
+ * Returns 1 if the window may continue past it. */
+static int window_add(client *c, window *w, const char *base, size_t end, command **last) {
+    win_req *q = &w->req[w->n++];
+    const resp_arg *a = c->parser.argv;
+    int argc = (int)c->parser.argc;
+    q->end = end;
+    q->argc = argc;
+    q->hashed = 0;
+    if (argc == 0) return 1;
+    /* WIN_ARGS entries whatever argc: the parser's argv has >= ARGV_INITIAL, all initialised */
+    q->argv[0] = (span){base + a[0].off, a[0].len};
+    q->argv[1] = (span){base + a[1].off, a[1].len};
+    q->argv[2] = (span){base + a[2].off, a[2].len};
+    q->cmd = *last = command_lookup_cached(*last, q->argv, argc);
+    if (!command_batchable(q->cmd)) return 0;
+    if (argc > WIN_ARGS) return 0;
+    if (!command_arity_ok(q->cmd, argc) || (c->flags & CF_MULTI) || !(c->flags & CF_AUTHENTICATED)) return 1;
+    q->hash = dict_hash(q->argv[1].p, q->argv[1].len);
+    q->hashed = 1;
+    dict_prefetch_bucket(&c->db->keys, q->hash);
+    return 1;
+}
+
+/* Parse up to WIN_MAX requests from buf[pos, len) (see above). */
+static void window_fill(client *c, window *w, char *buf, size_t pos, size_t len, const resp_limits *lim) {
+    command *last = c->lastcmd;
+    w->n = 0;
+    w->stop = 0;
+    while (w->n < WIN_MAX && pos < len) {
+        if (w->n > 0 && buf[pos] != '*') break;
+        ssize_t r = resp_parse_whole(&c->parser, buf + pos, len - pos, lim);
+        if (r == 0) r = resp_parse(&c->parser, buf + pos, len - pos, lim);
         if (r == RESP_NEED_ARGV) {
             grow_parser_argv(c);
             continue;
         }
-        if (r == RESP_ERROR) {
+        if (r < 0) {
+            if (w->n > 0 && r == RESP_ERROR) resp_parser_reset(&c->parser); /* reported when reached */
+            else w->stop = r;
+            break;
+        }
+        size_t off = pos;
+        pos += (size_t)r;
+        if (!window_add(c, w, buf + off, pos, &last)) break;
+    }
+    for (int i = 0; i < w->n; i++) /* the bucket lines requested first have arrived by now */
+        if (w->req[i].hashed) dict_prefetch_node(&c->db->keys, w->req[i].hash);
+}
+
+/* Copy the arguments of a request with more than WIN_ARGS of them (the last
+ * of its window) from the parser into c->argv. */
+static void copy_parser_argv(client *c, const char *base) {
+    size_t argc = c->parser.argc;
+    if (argc > c->argv_cap) {
+        zfree(c->argv);
+        c->argv_cap = c->parser.argv_cap;
+        c->argv = zmalloc(sizeof(span) * c->argv_cap);
+    }
+    for (size_t i = 0; i < argc; i++) {
+        c->argv[i].p = base + c->parser.argv[i].off;
+        c->argv[i].len = c->parser.argv[i].len;
+    }
+}
+
+static void dispatch_req(client *c, win_req *q) {
+    c->argc = q->argc;
+    if (q->hashed) db_set_key_hint(q->argv[1].p, q->argv[1].len, q->hash);
+    command_dispatch_resolved(c, q->cmd);
+    db_clear_key_hint();
+    c->argc = 0;
+}
+
+/* Run one request of the window (it starts at buf + off). Its spans are lent
+ * to c->argv for the call, or, past WIN_ARGS, copied from the parser. */
+static void window_exec(client *c, win_req *q, const char *buf, size_t off) {
+    if (q->argc > WIN_ARGS) {
+        copy_parser_argv(c, buf + off);
+        dispatch_req(c, q);
+        return;
+    }
+    span *own = c->argv;
+    c->argv = q->argv;
+    dispatch_req(c, q);
+    c->argv = own;
+}
+
+/* Execute the window in order. Returns 0 if execution must stop early. */
+static int window_run(client *c, window *w, const char *buf, size_t *pos) {
+    for (int i = 0; i < w->n; i++) {
+        win_req *q = &w->req[i];
+        if (i > 0 && must_stop(c)) {
+            resp_parser_reset(&c->parser); /* forget what was parsed ahead */
+            return 0;
+        }
+        size_t off = *pos;
+        *pos = q->end;
+        if (q->argc) window_exec(c, q, buf, off);
+    }
+    return 1;
+}
+
+/* Parse and execute every complete request in buf[*pos, len). */
+static void process_buffer(client *c, char *buf, size_t *pos, size_t len) {
+    resp_limits lim = {srv.cfg.proto_max_bulk_len, RESP_MAX_ARGS, RESP_INLINE_MAX};
+    uint64_t before = srv.stats.numcommands;
+    window w;
+    while (*pos < len) {
+        if (must_stop(c)) break;
+        window_fill(c, &w, buf, *pos, len, &lim);
+        if (w.n == 0 && w.stop == RESP_ERROR) {
             protocol_error(c);
             *pos = len;
             break;
         }
-        size_t argc = c->parser.argc;
-        if (argc > c->argv_cap) {
-            zfree(c->argv);
-            c->argv_cap = c->parser.argv_cap;
-            c->argv = zmalloc(sizeof(span) * c->argv_cap);
-        }
-        const char *base = buf + *pos;
-        for (size_t i = 0; i < argc; i++) {
-            c->argv[i].p = base + c->parser.argv[i].off;
-            c->argv[i].len = c->parser.argv[i].len;
-        }
-        c->argc = (int)argc;
-        *pos += (size_t)r;
-        if (argc == 0) continue;
-        command_dispatch(c);
-        c->argc = 0;
+        if (!window_run(c, &w, buf, pos) || w.stop == RESP_INCOMPLETE) break;
     }
+    command_stats_flush();
     uint64_t ran = srv.stats.numcommands - before;
     if (ran) {
         srv.stats.batches++;

@@ -74,8 +74,11 @@ static void delete_expired(db *d, dnode *n) {
     db_free_node(u);
 }
 
+db_key_hint db_hint;
+
 dnode *db_lookup(db *d, const char *key, size_t klen) {
-    dnode *n = dict_find(&d->keys, key, klen);
+    if (dict_size(&d->keys) == 0) return NULL;
+    dnode *n = dict_find_hashed(&d->keys, key, klen, db_key_hash(key, klen));
     if (n && (n->flags & DN_EXPIRE) && dn_expire(n) < srv.now_ms) {
         delete_expired(d, n);
         return NULL;
@@ -117,8 +120,8 @@ static dnode *node_new(const char *key, size_t klen, size_t vlen, int64_t expire
 }
 
 dnode *db_set_string(db *d, const char *key, size_t klen, const char *val, size_t vlen, int64_t expire_ms) {
-    uint64_t h;
-    dnode **link = dict_find_link_h(&d->keys, key, klen, &h);
+    uint64_t h = db_key_hash(key, klen);
+    dnode **link = dict_find_link_hashed(&d->keys, key, klen, h);
     int has_exp = expire_ms >= 0;
     if (link) {
         dnode *old = *link;

@@ -204,6 +204,12 @@ dnode **dict_find_link_h(dict *d, const char *key, size_t klen, uint64_t *hash) 
     return find_link_h(d, key, klen, &t, *hash);
 }
 
+dnode **dict_find_link_hashed(dict *d, const char *key, size_t klen, uint64_t hash) {
+    int t;
+    if (dict_size(d) == 0) return NULL;
+    return find_link_h(d, key, klen, &t, hash);
+}
+
 dnode **dict_find_link(dict *d, const char *key, size_t klen) {
     int t;
     return find_link(d, key, klen, &t);

@@ -466,3 +466,80 @@ ssize_t resp_parse(resp_parser *p, char *buf, size_t len, const resp_limits *lim
         return parse_mbulk(p, buf, len, lim);
     return parse_inline(p, buf, len, lim);
 }
+
+/* "$<digits>\r?" at buf[pos] with pos + 4 <= len: the length (canonical
+ * digits as fast_header accepts them, at most 10) and the offset of the
+ * payload, or 0 when this is not such a header. One and two digits are
+ * unrolled. */
+static inline int whole_bulk_header(const unsigned char *b, size_t len, size_t pos,
+                                    unsigned long long *val, size_t *payload)
+{
+    unsigned long long v = (unsigned)b[pos + 1] - '0';
+    size_t i, stop;
+    unsigned d;
+
+    if (b[pos] != '$' || v > 9)
+        return 0;
+    if (b[pos + 2] == '\r') { /* the byte after the CR exists: pos + 4 <= len */
+        *val = v;
+        *payload = pos + 4;
+        return 1;
+    }
+    if (v == 0)
+        return 0;
+    d = (unsigned)b[pos + 2] - '0';
+    if (d <= 9 && pos + 4 < len && b[pos + 3] == '\r') {
+        *val = v * 10 + d;
+        *payload = pos + 5;
+        return 1;
+    }
+    i = pos + 2;
+    stop = pos + 12 < len ? pos + 12 : len;
+    while (i < stop && (d = (unsigned)b[i] - '0') <= 9) {
+        v = v * 10 + d;
+        i++;
+    }
+    if (i + 1 >= len || b[i] != '\r')
+        return 0;
+    *val = v;
+    *payload = i + 2;
+    return 1;
+}
+
+ssize_t resp_parse_whole(resp_parser *p, const char *buf, size_t len, const resp_limits *lim)
+{
+    const unsigned char *b = (const unsigned char *)buf;
+    size_t n, pos, i;
+
+    if (p->kind != KIND_NONE || p->err || len < 4 || b[0] != '*')
+        return 0;
+    n = (size_t)b[1] - '0';
+    if (n - 1 > 8) /* 1..9: no sign, no leading zero */
+        return 0;
+    pos = 2;
+    if (b[2] != '\r') {
+        size_t d = (size_t)b[2] - '0';
+        if (d > 9 || b[3] != '\r')
+            return 0;
+        n = n * 10 + d;
+        pos = 3;
+    }
+    pos += 2; /* CR and the byte after it */
+    if (lim == NULL)
+        lim = &default_limits;
+    if (n > p->argv_cap || (long long)n > lim->max_args)
+        return 0;
+    for (i = 0; i < n; i++) {
+        unsigned long long l;
+        size_t start;
+        if (pos + 4 > len || !whole_bulk_header(b, len, pos, &l, &start))
+            return 0;
+        if ((long long)l > lim->max_bulk || len - start < l + 2)
+            return 0;
+        p->argv[i].off = start;
+        p->argv[i].len = (size_t)l;
+        pos = start + (size_t)l + 2;
+    }
+    p->argc = n;
+    return (ssize_t)pos;
+}

@@ -542,3 +542,227 @@ Test(client, free_while_in_multi_and_watching) {
     EXPECT(b, "+OK\r\n$1\r\nx\r\n");
     client_free(b);
 }
+
+/* ------------------------------------------------- batched execution
+ *
+ * process_buffer parses a window of pipelined requests ahead, hashes their
+ * keys and then runs them in order (src/client.c). The reference for every
+ * pipeline below is the same requests fed one per read (each window then
+ * holds one request): the output of the whole pipeline in one read, and in
+ * two reads split at every byte, must be identical to it byte for byte. */
+
+/* Requests: "!" + raw bytes (inline or malformed), else space-separated
+ * arguments sent as a multibulk. Returns the total length; ends[i] is the
+ * end offset of request i. */
+static size_t build_pipeline(char *out, const char *const *reqs, size_t *ends) {
+    size_t n = 0;
+    for (int i = 0; reqs[i]; i++) {
+        if (reqs[i][0] == '!') {
+            n += (size_t)sprintf(out + n, "%s", reqs[i] + 1);
+        } else {
+            char tmp[256], *argv[32], *save = NULL;
+            int argc = 0;
+            snprintf(tmp, sizeof tmp, "%s", reqs[i]);
+            for (char *t = strtok_r(tmp, " ", &save); t; t = strtok_r(NULL, " ", &save)) argv[argc++] = t;
+            n += encode(out + n, argc, (const char **)argv);
+        }
+        ends[i] = n;
+    }
+    return n;
+}
+
+static void flush_all_dbs(void) {
+    for (int i = 0; i < srv.dbnum; i++) db_flush(db_get(i));
+}
+
+/* Feed p[0..n) cut at the given offsets; returns all output. */
+static buf run_cuts(const char *p, size_t n, const size_t *cuts, int ncuts) {
+    flush_all_dbs();
+    srv.next_client_id = 1000; /* HELLO replies show the id */
+    client *c = client_create(-1);
+    size_t cap = 1 << 16, len = 0, from = 0;
+    char *all = malloc(cap);
+    for (int i = 0; i <= ncuts; i++) {
+        size_t to = i < ncuts ? cuts[i] : n;
+        client_feed(c, p + from, to - from);
+        from = to;
+        buf b = take_output(c);
+        cr_assert_leq(len + b.len, cap);
+        memcpy(all + len, b.p, b.len);
+        len += b.len;
+        free(b.p);
+    }
+    client_free(c);
+    return (buf){all, len};
+}
+
+/* One read, one request per read, and two reads split at every byte agree. */
+static buf check_batched(const char *const *reqs) {
+    char *p = malloc(1 << 16);
+    size_t ends[256];
+    size_t n = build_pipeline(p, reqs, ends);
+    int nreq = 0;
+    while (reqs[nreq]) nreq++;
+    buf ref = run_cuts(p, n, ends, nreq - 1);
+    buf one = run_cuts(p, n, NULL, 0);
+    cr_assert(one.len == ref.len && memcmp(one.p, ref.p, ref.len) == 0,
+              "one read differs from one request per read:\n got: %.*s\nwant: %.*s", (int)one.len, one.p,
+              (int)ref.len, ref.p);
+    free(one.p);
+    for (size_t cut = 1; cut < n; cut++) {
+        buf two = run_cuts(p, n, &cut, 1);
+        cr_assert(two.len == ref.len && memcmp(two.p, ref.p, ref.len) == 0, "split at %zu differs", cut);
+        free(two.p);
+    }
+    free(p);
+    return ref;
+}
+
+static void expect_contains(buf b, const char *needle) {
+    cr_assert(memmem(b.p, b.len, needle, strlen(needle)) != NULL, "missing %s in:\n%.*s", needle, (int)b.len, b.p);
+}
+
+Test(client, batched_window_mixes_simple_and_special_commands) {
+    static const char *const reqs[] = {
+        "SET a 1", "GET a", "INCR n", "SELECT 1", "GET a", "SET a one", "GET a", "SELECT 0", "GET a",
+        "MSET m1 x m2 y", "MGET m1 m2 a", "GET m1", "HELLO 3", "GET nokey", "GET a", "HELLO 2", "GET nokey",
+        "CLIENT REPLY SKIP", "INCR n", "INCR n", "CLIENT REPLY OFF", "INCR n", "CLIENT REPLY ON", "GET n",
+        "!*0\r\n", "!GET a\r\n", "GET a", "NOSUCH x", "GET a b", "GET a", "DEL a", "GET a", "QUIT", "GET n", NULL,
+    };
+    buf b = check_batched(reqs);
+    /* spot checks against what one request at a time gives */
+    const char head[] = "+OK\r\n$1\r\n1\r\n:1\r\n+OK\r\n$-1\r\n+OK\r\n$3\r\none\r\n+OK\r\n$1\r\n1\r\n";
+    cr_assert(b.len > sizeof head && memcmp(b.p, head, sizeof head - 1) == 0, "SELECT inside a window:\n%.*s",
+              (int)b.len, b.p);
+    expect_contains(b, "_\r\n$1\r\n1\r\n");       /* RESP3 null right after HELLO 3 */
+    expect_contains(b, "$-1\r\n:3\r\n+OK\r\n$1\r\n4\r\n"); /* SKIP hid one INCR, OFF hid one */
+    cr_assert(b.len >= 5 && memcmp(b.p + b.len - 5, "+OK\r\n", 5) == 0, "nothing may run after QUIT");
+    free(b.p);
+}
+
+Test(client, batched_window_with_multi_in_the_middle) {
+    static const char *const reqs[] = {
+        "SET k 1", "GET k", "MULTI", "INCR k", "GET k", "SET k2 v", "EXEC", "GET k", "GET k2",
+        "MULTI", "GET k", "NOSUCH", "EXEC", "GET k", "MULTI", "SET k 9", "DISCARD", "GET k",
+        "WATCH k", "SET k 5", "MULTI", "GET k", "EXEC", "GET k", NULL,
+    };
+    buf b = check_batched(reqs);
+    expect_contains(b, "+OK\r\n$1\r\n1\r\n+OK\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n*3\r\n:2\r\n$1\r\n2\r\n+OK\r\n");
+    expect_contains(b, "-EXECABORT");
+    expect_contains(b, "*-1\r\n$1\r\n5\r\n");
+    free(b.p);
+}
+
+Test(client, batched_window_stops_at_protocol_error) {
+    static const char *const reqs[] = {"SET a 1", "GET a", "INCR a", "!*1\r\n$x\r\n", "GET a", NULL};
+    buf b = check_batched(reqs);
+    static const char want[] = "+OK\r\n$1\r\n1\r\n:2\r\n-ERR Protocol error: invalid bulk length\r\n";
+    cr_assert(b.len == sizeof want - 1 && memcmp(b.p, want, b.len) == 0, "%.*s", (int)b.len, b.p);
+    free(b.p);
+}
+
+Test(client, batched_window_with_authentication) {
+    char *saved = srv.cfg.requirepass;
+    srv.cfg.requirepass = "pw";
+    static const char *const reqs[] = {"SET a 1", "GET a", "AUTH pw", "SET a 1", "GET a", NULL};
+    buf b = check_batched(reqs);
+    srv.cfg.requirepass = saved;
+    static const char want[] = "-NOAUTH Authentication required.\r\n-NOAUTH Authentication required.\r\n"
+                               "+OK\r\n+OK\r\n$1\r\n1\r\n";
+    cr_assert(b.len == sizeof want - 1 && memcmp(b.p, want, b.len) == 0, "%.*s", (int)b.len, b.p);
+    free(b.p);
+}
+
+/* Keys added inside a window make the table grow and rehash between a key's
+ * hashing and its lookup; every precomputed hash must still find its key. */
+Test(client, batched_pipeline_across_rehash) {
+    flush_all_dbs();
+    client *c = client_create(-1);
+    size_t cap = 4000 * 64, n = 0;
+    char *req = malloc(cap);
+    for (int i = 0; i < 2000; i++) {
+        char k[16], v[16];
+        sprintf(k, "rk%d", i);
+        sprintf(v, "%d", i);
+        const char *set[] = {"SET", k, v}, *get[] = {"GET", k};
+        n += encode(req + n, 3, set);
+        n += encode(req + n, 2, get);
+    }
+    client_feed(c, req, n);
+    buf b = take_output(c);
+    size_t pos = 0;
+    for (int i = 0; i < 2000; i++) {
+        char want[48];
+        int vl = snprintf(want + 32, 16, "%d", i);
+        size_t wl = (size_t)sprintf(want, "+OK\r\n$%d\r\n%s\r\n", vl, want + 32);
+        cr_assert(pos + wl <= b.len && memcmp(b.p + pos, want, wl) == 0, "pair %d wrong", i);
+        pos += wl;
+    }
+    cr_assert_eq(pos, b.len);
+    cr_assert_eq(dict_size(&db_get(0)->keys), 2000);
+    free(b.p);
+    free(req);
+    client_free(c);
+}
+
+/* INFO commandstats in the same pipeline as the commands it counts. */
+Test(client, batched_commandstats_calls_exact) {
+    client *c = client_create(-1);
+    feed_str(c, "CONFIG RESETSTAT\r\n");
+    EXPECT(c, "+OK\r\n");
+    size_t n = 0;
+    char *req = malloc(200 * 64);
+    for (int i = 0; i < 150; i++) {
+        const char *get[] = {"GET", "x"};
+        n += encode(req + n, 2, get);
+    }
+    const char *info[] = {"INFO", "commandstats"};
+    n += encode(req + n, 2, info);
+    client_feed(c, req, n);
+    buf b = take_output(c);
+    cr_assert(memmem(b.p, b.len, "cmdstat_get:calls=150,", 22) != NULL, "%.*s", (int)b.len, b.p);
+    free(b.p);
+    free(req);
+    client_free(c);
+}
+
+/* Output passes the high-water mark in the middle of a window that ends
+ * with an incomplete request: the parsed-ahead requests and the partial one
+ * must be parsed again from where execution stopped. */
+Test(client, batched_window_paused_with_partial_request_pending) {
+    flush_all_dbs();
+    client *c = client_create(-1);
+    size_t vlen = 100 * 1024;
+    char *set = malloc(vlen + 64);
+    size_t sl = (size_t)sprintf(set, "*3\r\n$3\r\nSET\r\n$1\r\nV\r\n$%zu\r\n", vlen);
+    memset(set + sl, 'v', vlen);
+    memcpy(set + sl + vlen, "\r\n", 2);
+    client_feed(c, set, sl + vlen + 2);
+    EXPECT(c, "+OK\r\n");
+    char req[1024];
+    size_t n = 0;
+    const char *get[] = {"GET", "V"}, *incr[] = {"INCR", "cnt"};
+    for (int i = 0; i < 9; i++) n += encode(req + n, 2, get);
+    client_feed(c, req, n); /* ~900 KB staged, under the high-water mark */
+    n = 0;
+    for (int i = 0; i < 5; i++) n += encode(req + n, 2, get);
+    size_t whole = n + encode(req + n, 2, incr), part = n + 12; /* INCR cut inside its key header */
+    client_feed(c, req, part);
+    cr_assert_gt(c->qlen, c->qpos, "expected GETs left unexecuted over the high-water mark");
+    size_t got = 0;
+    for (int rounds = 0; rounds < 10 && ring_used(&c->out); rounds++) {
+        buf b = take_output(c);
+        got += b.len;
+        free(b.p);
+        client_process_input(c);
+    }
+    client_feed(c, req + part, whole - part);
+    buf b = take_output(c);
+    got += b.len;
+    cr_assert(b.len >= 4 && memcmp(b.p + b.len - 4, ":1\r\n", 4) == 0, "INCR reply missing");
+    size_t one = (size_t)snprintf(NULL, 0, "$%zu\r\n", vlen) + vlen + 2;
+    cr_assert_eq(got, 14 * one + 4, "every GET answered once, then INCR");
+    free(b.p);
+    free(set);
+    client_free(c);
+}

@@ -687,3 +687,23 @@ Test(db, random_operations_match_model) {
     }
     assert_expires_consistent(d0);
 }
+
+/* The key hint: lookups and stores of exactly the hinted pointer and length
+ * use the hinted hash (a wrong one proves it), any other pointer hashes its
+ * bytes, and clearing the hint restores normal hashing. */
+Test(db, key_hint_applies_to_that_pointer_only) {
+    char key[] = "hinted", copy[] = "hinted";
+    uint64_t h = dict_hash(key, 6);
+    cr_assert_not_null(db_set_string(d0, key, 6, "v", 1, -1));
+    db_set_key_hint(key, 6, h);
+    cr_assert_not_null(db_lookup(d0, key, 6), "right hint: found");
+    db_set_string(d0, key, 6, "w", 1, -1);
+    cr_assert_eq(dict_size(&d0->keys), 1, "right hint: overwrite in place");
+    db_set_key_hint(key, 6, ~h);
+    cr_assert_null(db_lookup(d0, key, 6), "a hint is trusted: the wrong hash misses");
+    cr_assert_not_null(db_lookup(d0, copy, 6), "another pointer with the same bytes is hashed");
+    db_clear_key_hint();
+    dnode *n = db_lookup(d0, key, 6);
+    cr_assert(n && n->vlen == 1 && dn_val(n)[0] == 'w');
+    cr_assert_eq(db_key_hash(key, 6), h);
+}

@@ -870,3 +870,37 @@ Test(dict, overhead_counts_bucket_arrays) {
     d.pause_rehash--;
     dict_clear(&d, free_node);
 }
+
+/* The _hashed lookups (hash computed earlier by the caller, as the batched
+ * executor does) find exactly what dict_find finds, whether the table is
+ * stable or in the middle of a rehash, including absent keys; the prefetch
+ * hints change nothing. */
+Test(dict, find_hashed_matches_find_at_every_rehash_step) {
+    dict d;
+    dict_init(&d);
+    cr_assert_null(dict_find_hashed(&d, "x", 1, dict_hash("x", 1)), "empty dict");
+    dict_prefetch_bucket(&d, 0);
+    dict_prefetch_node(&d, 0);
+    uint32_t n = 0;
+    int checked_rehashing = 0;
+    while (n < 3000) {
+        dict_add(&d, mk("f", n++));
+        d.pause_rehash++;
+        for (uint32_t i = 0; i < n + 5; i += (n > 200 ? 37 : 1)) {
+            char k[32];
+            size_t kl = keyname(k, "f", i);
+            uint64_t h = dict_hash(k, kl);
+            dict_prefetch_bucket(&d, h);
+            dict_prefetch_node(&d, h);
+            dnode *want = dict_find(&d, k, kl), **l = dict_find_link_hashed(&d, k, kl, h);
+            cr_assert_eq(dict_find_hashed(&d, k, kl, h), want, "f%u (rehash_idx=%ld)", i, d.rehash_idx);
+            cr_assert_eq(l ? *l : NULL, want);
+            cr_assert_eq(want != NULL, i < n);
+        }
+        checked_rehashing += dict_is_rehashing(&d);
+        d.pause_rehash--;
+    }
+    cr_assert_gt(checked_rehashing, 100);
+    check_invariants(&d);
+    dict_clear(&d, free_node);
+}
