@@ -23,7 +23,7 @@ PYTHON="${PYTHON:-python3}"
 
 # ---------------------------------------------------------------- apt
 APT_PKGS=(build-essential gcc clang libcriterion-dev redis-server redis-tools
-          llvm libclang-rt-14-dev pkg-config strace valgrind linux-perf)
+          llvm libclang-rt-14-dev pkg-config strace valgrind linux-perf prometheus)
 # python3-venv only matters when python3 is Debian's and lacks venv/ensurepip
 # (a pyenv python3 has them built in).
 if ! "$PYTHON" -c 'import venv, ensurepip' >/dev/null 2>&1; then

@@ -14,6 +14,7 @@
 #include "client.h"
 #include "command.h"
 #include "db.h"
+#include "latency.h"
 #include "reply.h"
 #include "server.h"
 #include "zmalloc.h"
@@ -312,6 +313,7 @@ static void process_buffer(client *c, char *buf, size_t *pos, size_t len) {
     if (ran) {
         srv.stats.batches++;
         srv.stats.batch_cmds += ran;
+        latency_record_batch(ran);
     }
 }
 

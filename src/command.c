@@ -8,6 +8,7 @@
 #include "reply.h"
 #include "server.h"
 #include "dict.h"
+#include "latency.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -106,6 +107,8 @@ void commands_init(void) {
     register_group(multi_commands);
     register_group(introspection_commands);
     register_group(config_commands);
+    register_group(slowlog_commands);
+    register_group(latency_commands); /* LATENCY + STATS */
 }
 
 size_t command_count(void) { return ncommands; }
@@ -198,10 +201,23 @@ void command_stats_flush(void) {
     if (run.cmd) run_close(ev_mono_us());
 }
 
+/* Runs the command; with latency tracking, slowlog or the latency monitor
+ * on, the call is timed on its own (fast TSC clock, see latency.c) for the
+ * per-command histogram, SLOWLOG and LATENCY. */
+static inline void timed_proc(client *c, command *cmd) {
+    if (!latency_timing_wanted()) {
+        cmd->proc(c);
+        return;
+    }
+    uint64_t t0 = latency_now_ns();
+    cmd->proc(c);
+    latency_after_call(c, cmd, latency_now_ns() - t0);
+}
+
 static void call_proc(client *c, command *cmd) {
     if (run.depth > 0) { /* nested: exact timing */
         int64_t t0 = ev_mono_us();
-        cmd->proc(c);
+        timed_proc(c, cmd);
         cmd->usec += (uint64_t)(ev_mono_us() - t0);
         return;
     }
@@ -212,7 +228,7 @@ static void call_proc(client *c, command *cmd) {
         run.t0 = now;
     }
     run.depth++;
-    cmd->proc(c);
+    timed_proc(c, cmd);
     run.depth--;
 }
 

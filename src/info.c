@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "info.h"
+#include "latency.h"
 #include "sbuf.h"
 #include "client.h"
 #include "command.h"
@@ -380,7 +381,7 @@ typedef void section_fn(sbuf *b);
 
 static const struct section {
     const char *name, *title;
-    section_fn *fn;             /* NULL: a section with no fields (modules, latency) */
+    section_fn *fn;             /* NULL: a section with no fields (modules) */
     int in_default;
 } sections[] = {
     {"server", "Server", sec_server, 1},
@@ -393,7 +394,7 @@ static const struct section {
     {"modules", "Modules", NULL, 1},
     {"commandstats", "Commandstats", sec_commandstats, 0},
     {"errorstats", "Errorstats", sec_errorstats, 1},
-    {"latencystats", "Latencystats", NULL, 0},
+    {"latencystats", "Latencystats", latency_info_section, 0},
     {"cluster", "Cluster", sec_cluster, 1},
     {"keyspace", "Keyspace", sec_keyspace, 1},
 };

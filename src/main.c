@@ -7,6 +7,8 @@
 #include "dict.h"
 #include "frand.h"
 #include "info.h"
+#include "latency.h"
+#include "metrics.h"
 #include "reply.h"
 #include "server.h"
 #include "zmalloc.h"
@@ -52,7 +54,9 @@ static long server_cron(evloop *el, long long id, void *data) {
     srv.now_ms = ev_now_ms();
     srv.lruclock = (uint32_t)(srv.now_ms / 1000);
     long period_us = 1000000 / (srv.cfg.hz > 0 ? srv.cfg.hz : 10);
+    int64_t expire_t0 = ev_mono_us();
     db_active_expire(period_us / 4); /* at most 25% of the CPU, as Redis's slow cycle */
+    latency_monitor_add("expire-cycle", (uint64_t)(ev_mono_us() - expire_t0) / 1000);
     db_cron_rehash(1000);
     close_timedout_clients();
     size_t used = zmalloc_used();
@@ -162,10 +166,15 @@ int main(int argc, char **argv) {
     srv.el->before_sleep = before_sleep;
     db_init_all(srv.cfg.databases);
     commands_init();
+    latency_clock_init();
     extern void (*config_port_changed)(void);
     config_port_changed = net_rebind;
     if (net_listen_all() == -1) {
         server_log(LOG_WARNING_, "Failed listening on port %d (tcp), aborting.", srv.cfg.port);
+        return 1;
+    }
+    if (metrics_listen() == -1) {
+        server_log(LOG_WARNING_, "Failed listening on metrics port %d (tcp), aborting.", srv.cfg.metrics_port);
         return 1;
     }
     ev_timer_add(srv.el, 1, server_cron, NULL);

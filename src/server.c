@@ -2,6 +2,7 @@
  * format, and process figures (RSS) and statistics reset. Kept apart from
  * main.c so unit tests and fuzzers can link the whole server without main. */
 #include "command.h"
+#include "latency.h"
 #include "reply.h"
 #include "server.h"
 #include "zmalloc.h"
@@ -53,6 +54,7 @@ void stats_reset_all(void) {
     memset(&srv.stats, 0, sizeof srv.stats);
     srv.stat_peak_memory = zmalloc_used();
     commands_reset_stats();
+    latency_reset_stats();
     errstats_reset();
 }
 
