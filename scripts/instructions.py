@@ -12,12 +12,12 @@ client ran (at least --idle-seconds: Redis's serverCron costs ~1M Ir per idle
 second under callgrind), SIGTERM. The baseline's Ir (startup, fill, idle
 event-loop and timer cost, shutdown) is subtracted, so
 
-    instructions = (Ir(workload run) - Ir(baseline)) / ops
+    instructions = Ir(workload run) - Ir(baseline)
 
-is the server's user-space instruction count per request (all threads,
-including libc and the allocator; kernel work is not counted). ops is the
-number of requests the client completed. The column `instructions` of
-<out>/instructions.csv is that per-op figure.
+is the server's user-space instruction count for the measured requests (all
+threads, including libc and the allocator; kernel work is not counted); ops
+is the number of requests the client completed, so instructions/ops is the
+per-request figure (the analysis divides; analysis/SCHEMA.md).
 
 Why: instructions/op is a machine-independent, noise-free complement to the
 rps sweep (this VM exposes no cycle counter, see unavailable.py), and shows
@@ -138,7 +138,7 @@ def main(argv=None) -> int:
                     net = total - base
                     per_op = net / args.requests
                     rows.append({"server": k, "test": test, "pipeline": p, "clients": args.clients,
-                                 "ops": args.requests, "instructions": "%.1f" % per_op})
+                                 "ops": args.requests, "instructions": net})
                     bl.log("instructions: %-5s %-4s C=%d P=%-3d: %d Ir - baseline %d (fill %d, idle %.1fs) = %d "
                            "over %d ops -> %.0f Ir/op (%.0fs, %.0fk rps under callgrind)"
                            % (k, test, args.clients, p, total, base, fill, idle, net, args.requests, per_op,
