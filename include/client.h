@@ -97,6 +97,9 @@ void client_update_backpressure(client *c);
 
 /* listening/accept */
 int net_listen_all(void);
+/* A nonblocking listening socket on addr ("*", "::*", an IPv4 or IPv6
+ * address) and port; -1 on failure (errno set). */
+int net_listen_tcp(const char *addr, int port, int backlog);
 void net_rebind(void);
 
 /* NUL-terminated copy of a span, truncated to cap-1 (for %s in messages;

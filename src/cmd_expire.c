@@ -12,6 +12,7 @@
 #include "client.h"
 #include "command.h"
 #include "db.h"
+#include "cmd_expire.h"
 #include "reply.h"
 #include "server.h"
 #include "util.h"
@@ -21,15 +22,6 @@
 #define XF_GT 4
 #define XF_LT 8
 
-void cmd_expire(client *c);
-void cmd_pexpire(client *c);
-void cmd_expireat(client *c);
-void cmd_pexpireat(client *c);
-void cmd_ttl(client *c);
-void cmd_pttl(client *c);
-void cmd_expiretime(client *c);
-void cmd_pexpiretime(client *c);
-void cmd_persist(client *c);
 
 /* Parse NX/XX/GT/LT from argv[3..]. Replies and returns -1 on error. */
 static int parse_expire_flags(client *c, int *flags) {

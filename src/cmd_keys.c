@@ -21,16 +21,7 @@
 #include "util.h"
 #include "zmalloc.h"
 
-/* cmd_expire.c */
-void cmd_expire(client *c);
-void cmd_pexpire(client *c);
-void cmd_expireat(client *c);
-void cmd_pexpireat(client *c);
-void cmd_ttl(client *c);
-void cmd_pttl(client *c);
-void cmd_expiretime(client *c);
-void cmd_pexpiretime(client *c);
-void cmd_persist(client *c);
+#include "cmd_expire.h"
 
 /* Node flag (unused by dict.h/db.c, which keep unknown flag bits across
  * expiry changes and renames): a string copied by COPY, which in Redis is a

@@ -424,31 +424,6 @@ static long mc_cron(evloop *el, long long id, void *data) {
     return 1000;
 }
 
-static int listen_one(const char *addr, int port) {
-    char portstr[16];
-    struct addrinfo hints, *res, *p;
-    memset(&hints, 0, sizeof hints);
-    hints.ai_family = strchr(addr, ':') ? AF_INET6 : AF_INET;
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_PASSIVE;
-    snprintf(portstr, sizeof portstr, "%d", port);
-    if (strcmp(addr, "*") == 0) addr = NULL, hints.ai_family = AF_INET;
-    else if (strcmp(addr, "::*") == 0) addr = NULL, hints.ai_family = AF_INET6;
-    if (getaddrinfo(addr, portstr, &hints, &res) != 0) return -1;
-    int fd = -1;
-    for (p = res; p; p = p->ai_next) {
-        fd = socket(p->ai_family, p->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, p->ai_protocol);
-        if (fd == -1) continue;
-        int yes = 1;
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-        if (p->ai_family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &yes, sizeof yes);
-        if (bind(fd, p->ai_addr, p->ai_addrlen) == 0 && listen(fd, 64) == 0) break;
-        close(fd);
-        fd = -1;
-    }
-    freeaddrinfo(res);
-    return fd;
-}
 
 int metrics_listen(void) {
     int port = srv.cfg.metrics_port;
@@ -457,7 +432,7 @@ int metrics_listen(void) {
         const char *a = srv.cfg.bind[i];
         int optional = a[0] == '-';
         if (optional) a++;
-        int fd = listen_one(a, port);
+        int fd = net_listen_tcp(a, port, 64);
         if (fd == -1) {
             if (optional) continue;
             server_log(LOG_WARNING_, "Could not create metrics listening socket %s:%d: %s", a, port, strerror(errno));

@@ -41,7 +41,7 @@ static void format_addr(const struct sockaddr_storage *sa, char *buf, size_t cap
     }
 }
 
-static int listen_one(const char *addr, int port) {
+int net_listen_tcp(const char *addr, int port, int backlog) {
     char portstr[16];
     struct addrinfo hints, *res, *p;
     memset(&hints, 0, sizeof hints);
@@ -59,7 +59,7 @@ static int listen_one(const char *addr, int port) {
         int yes = 1;
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
         if (p->ai_family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &yes, sizeof yes);
-        if (bind(fd, p->ai_addr, p->ai_addrlen) == 0 && listen(fd, srv.cfg.tcp_backlog) == 0) break;
+        if (bind(fd, p->ai_addr, p->ai_addrlen) == 0 && listen(fd, backlog) == 0) break;
         close(fd);
         fd = -1;
     }
@@ -73,7 +73,7 @@ int net_listen_all(void) {
         const char *a = srv.cfg.bind[i];
         int optional = a[0] == '-';
         if (optional) a++;
-        int fd = listen_one(a, srv.cfg.port);
+        int fd = net_listen_tcp(a, srv.cfg.port, srv.cfg.tcp_backlog);
         if (fd == -1) {
             if (optional) {
                 server_log(LOG_NOTICE_, "Could not bind optional address %s:%d: %s", a, srv.cfg.port, strerror(errno));
