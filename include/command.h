@@ -49,6 +49,7 @@ typedef struct command {
     struct command *parent;
     char fullname[48];
     uint64_t calls, usec, rejected_calls, failed_calls;
+    uint32_t ns_carry;          /* sub-microsecond remainder of usec (run timing) */
     /* pipeline fast path (command_lookup_cached, command_batchable) */
     char upname[32];            /* the name in uppercase */
     uint32_t cache_len;         /* strlen(name) if the lookup cache may return it, else UINT32_MAX */

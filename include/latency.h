@@ -43,6 +43,13 @@ static inline void lh_record(lhist *h, uint64_t v) {
     h->sum += v;
     if (v > h->max) h->max = v;
 }
+/* n values of v at once (a run of identical commands timed together). */
+static inline void lh_record_n(lhist *h, uint64_t v, uint64_t n) {
+    h->counts[lh_index(v)] += n;
+    h->total += n;
+    h->sum += v * n;
+    if (v > h->max) h->max = v;
+}
 /* Value at quantile q in [0,1]: the highest equivalent value of the bucket
  * holding the ceil(q*total)-th smallest value (HdrHistogram's convention);
  * 0 if empty. */
@@ -58,13 +65,13 @@ void lh_reset(lhist *h);
 uint64_t latency_now_ns(void);
 /* Calibrates the fast per-call clock (main calls it once at start-up). */
 void latency_clock_init(void);
-/* Whether command_call should time this call at all (latency tracking on,
- * slowlog enabled, or latency monitor enabled). */
-int latency_timing_wanted(void);
 /* Everything after a timed call: latency_record + slowlog_maybe_add +
  * latency monitor "command"/"fast-command" event. Call with c->argv/argc
  * still those of the call. */
 void latency_after_call(client *c, struct command *cmd, uint64_t ns);
+/* A run of n consecutive calls of one fast command took ns in all: records n
+ * samples of ns/n in the command's histogram (see command.c). */
+void latency_record_run(struct command *cmd, uint64_t ns, uint64_t n);
 /* Record one call's duration (no-op when latency-tracking is no). */
 void latency_record(struct command *cmd, uint64_t ns);
 /* Record the number of commands one read() yielded (p in the paper). */

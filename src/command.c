@@ -174,61 +174,73 @@ static void reject(client *c, command *cmd, const char *code, const char *msg) {
     reply_errorf(c, "%s %s", code, msg);
 }
 
-/* commandstats timing. Timing every call with two clock_gettime cost ~50 ns
- * of server CPU per pipelined GET (40% of it: the vDSO clock read is ordered
- * with lfence, which also stops the next commands' memory accesses from
- * overlapping). Instead a top-level call reads the clock only
- * when its command differs from the one of the open run; the run's elapsed
- * time is added to its command's usec when the run is closed, by a different
- * command or by command_stats_flush() at the end of each batch. Trade-off:
- * `calls` stays exact, but a run's usec also covers the parsing and dispatch
- * of the requests between its calls (tens of ns per request), and it reaches
- * cmd->usec only when the run closes (a second INFO in the same run does not
- * see the first one's time yet). Calls nested in another command (EXEC's
- * queued commands) are timed one by one, as before. */
+/* Timing. Reading a clock around every call costs ~50 ns of server CPU per
+ * pipelined GET here (40% of it; the clock read also keeps the next
+ * commands' cache misses from overlapping), so fast (O(1)) commands are timed
+ * per run: a top-level call reads the clock only when its command differs
+ * from the one of the open run, and the run is closed by a different command
+ * or by command_stats_flush() at the end of each read batch. Closing a run
+ * adds its elapsed time to the command's usec and records n samples of
+ * elapsed/n in its latency histogram. Trade-offs: `calls` stays exact; a
+ * run's time also covers the parsing and dispatch between its calls (tens of
+ * ns per request); one slow call inside a pipelined run of identical fast
+ * commands is seen as the run's average; and SLOWLOG and the latency monitor
+ * see only the calls timed one by one, exactly: non-fast commands and calls
+ * nested in EXEC. */
 static struct {
     command *cmd;           /* command of the open run, NULL if none */
-    int64_t t0;             /* when it started (us) */
+    uint64_t t0;            /* when it started (ns, latency_now_ns) */
+    uint64_t calls;         /* calls in the run */
     int depth;              /* command_call nesting */
 } run;
 
-static void run_close(int64_t now) {
-    if (run.cmd) run.cmd->usec += (uint64_t)(now - run.t0);
+static void add_time(command *cmd, uint64_t ns) {
+    uint64_t total = ns + cmd->ns_carry;
+    cmd->usec += total / 1000;
+    cmd->ns_carry = (uint32_t)(total % 1000);
+}
+
+static void run_close(uint64_t now) {
+    if (run.cmd) {
+        uint64_t ns = now - run.t0;
+        add_time(run.cmd, ns);
+        latency_record_run(run.cmd, ns, run.calls);
+    }
     run.cmd = NULL;
 }
 
 void command_stats_flush(void) {
-    if (run.cmd) run_close(ev_mono_us());
+    if (run.cmd) run_close(latency_now_ns());
 }
 
-/* Runs the command; with latency tracking, slowlog or the latency monitor
- * on, the call is timed on its own (fast TSC clock, see latency.c) for the
- * per-command histogram, SLOWLOG and LATENCY. */
-static inline void timed_proc(client *c, command *cmd) {
-    if (!latency_timing_wanted()) {
-        cmd->proc(c);
-        return;
-    }
+/* One call timed on its own: its time, histogram sample, SLOWLOG entry and
+ * latency-monitor event are exact. */
+static void call_timed(client *c, command *cmd) {
     uint64_t t0 = latency_now_ns();
     cmd->proc(c);
-    latency_after_call(c, cmd, latency_now_ns() - t0);
+    uint64_t ns = latency_now_ns() - t0;
+    add_time(cmd, ns);
+    latency_after_call(c, cmd, ns);
 }
 
 static void call_proc(client *c, command *cmd) {
-    if (run.depth > 0) { /* nested: exact timing */
-        int64_t t0 = ev_mono_us();
-        timed_proc(c, cmd);
-        cmd->usec += (uint64_t)(ev_mono_us() - t0);
+    if (run.depth > 0 || !(cmd->flags & CMD_FAST)) {
+        if (run.depth == 0 && run.cmd) run_close(latency_now_ns());
+        run.depth++;
+        call_timed(c, cmd);
+        run.depth--;
         return;
     }
     if (run.cmd != cmd) {
-        int64_t now = ev_mono_us();
+        uint64_t now = latency_now_ns();
         run_close(now);
         run.cmd = cmd;
         run.t0 = now;
+        run.calls = 0;
     }
+    run.calls++;
     run.depth++;
-    timed_proc(c, cmd);
+    cmd->proc(c);
     run.depth--;
 }
 

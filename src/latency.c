@@ -112,6 +112,18 @@ void latency_record(command *cmd, uint64_t ns) {
     if (ns > 10000000) over_10ms++;
 }
 
+void latency_record_run(command *cmd, uint64_t ns, uint64_t n) {
+    if (!srv.cfg.latency_tracking || n == 0) return;
+    struct slot *s = map_find(cmd, 1);
+    if (!s) return;
+    if (!s->h) s->h = zcalloc(sizeof(lhist));
+    uint64_t each = ns / n;
+    lh_record_n(s->h, each, n);
+    lh_record_n(&hist_all, each, n);
+    if (each > 1000000) over_1ms += n;
+    if (each > 10000000) over_10ms += n;
+}
+
 void latency_record_batch(uint64_t n) { lh_record(&hist_batch, n); }
 
 void latency_reset_stats(void) {
@@ -156,10 +168,6 @@ uint64_t latency_now_ns(void) {
     if (tsc_ns_per_tick > 0) return (uint64_t)((double)__rdtsc() * tsc_ns_per_tick);
 #endif
     return mono_ns();
-}
-
-int latency_timing_wanted(void) {
-    return srv.cfg.latency_tracking || srv.cfg.slowlog_log_slower_than >= 0 || srv.cfg.latency_monitor_threshold > 0;
 }
 
 void latency_after_call(client *c, command *cmd, uint64_t ns) {
