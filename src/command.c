@@ -185,8 +185,8 @@ static void reject(client *c, command *cmd, const char *code, const char *msg) {
  * run's time also covers the parsing and dispatch between its calls (tens of
  * ns per request); one slow call inside a pipelined run of identical fast
  * commands is seen as the run's average; and SLOWLOG and the latency monitor
- * see only the calls timed one by one, exactly: non-fast commands and calls
- * nested in EXEC. */
+ * see only the calls timed one by one, exactly: non-fast commands, calls
+ * nested in EXEC, and every call while slowlog-log-slower-than is 0. */
 static struct {
     command *cmd;           /* command of the open run, NULL if none */
     uint64_t t0;            /* when it started (ns, latency_now_ns) */
@@ -224,7 +224,9 @@ static void call_timed(client *c, command *cmd) {
 }
 
 static void call_proc(client *c, command *cmd) {
-    if (run.depth > 0 || !(cmd->flags & CMD_FAST)) {
+    /* one by one: non-fast commands, EXEC's queued commands, and every
+     * command while slowlog-log-slower-than is 0 ("log everything") */
+    if (run.depth > 0 || !(cmd->flags & CMD_FAST) || srv.cfg.slowlog_log_slower_than == 0) {
         if (run.depth == 0 && run.cmd) run_close(latency_now_ns());
         run.depth++;
         call_timed(c, cmd);

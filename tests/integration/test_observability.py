@@ -432,3 +432,22 @@ def test_stats_json(mferry):
     assert set(d["batch"]) == {"count", "mean", "p50", "p99", "max"} and d["batch"]["count"] >= 3
     assert set(d["syscalls_per_op"]) == {"read", "writev", "epoll_wait"}
     assert set(d["tail_events"]) == {"over_1ms", "over_10ms"}
+
+
+def test_slowlog_zero_threshold_logs_pipelined_fast_commands(ferry_factory, redis_factory):
+    """With slowlog-log-slower-than 0 every call is logged, including fast
+    commands sent in a pipeline (which ferry otherwise times per run)."""
+    logged = {}
+    for name, factory in (("ferry", ferry_factory), ("redis", redis_factory)):
+        s = factory()
+        r = rclient(s)
+        r.config_set("slowlog-log-slower-than", 0)
+        r.slowlog_reset()
+        p = r.pipeline(transaction=False)
+        for i in range(5):
+            p.set("k%d" % i, "v")
+            p.get("k%d" % i)
+        p.execute()
+        logged[name] = [e["command"] for e in r.slowlog_get(20)]
+    assert logged["ferry"] == logged["redis"]
+    assert b"GET k4" in logged["ferry"] and b"SET k0 v" in logged["ferry"]
