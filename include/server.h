@@ -34,6 +34,7 @@ typedef struct server_stats {
     uint64_t active_expire_cycles;
     uint64_t batches;               /* reads that yielded >= 1 command */
     uint64_t batch_cmds;            /* commands executed from those reads */
+    uint64_t out_high_water;        /* most bytes ever staged in one output ring */
 } server_stats;
 
 typedef struct server {

@@ -415,6 +415,11 @@ static int client_write(client *c) {
     struct iovec iov[2];
     int cnt = ring_iov(&c->out, iov);
     if (cnt == 0) return 0;
+    size_t staged = ring_used(&c->out); /* the ring is fullest just before a flush */
+    if (staged > c->out_peak) {
+        c->out_peak = staged;
+        if (staged > srv.stats.out_high_water) srv.stats.out_high_water = staged;
+    }
     ssize_t n = writev(c->fd, iov, cnt);
     srv.stats.writes++;
     if (n < 0) {

@@ -137,7 +137,7 @@ static void per_command(command *cmd, void *ud) {
 static void render_metrics(sbuf *b) {
     const server_stats *s = &srv.stats;
     size_t nclients = 0;
-    uint64_t high_water = 0;
+    uint64_t high_water = s->out_high_water;
     for (client *c = srv.clients; c; c = c->next) {
         if (c->flags & CF_FAKE) continue;
         nclients++;
@@ -171,7 +171,7 @@ static void render_metrics(sbuf *b) {
     scalar(b, "ferry_active_expire_cycles_total", "counter", "Active expiry cycles run by the cron.",
            s->active_expire_cycles);
     scalar(b, "ferry_output_ring_high_water_bytes", "gauge",
-           "Largest output ring occupancy of a connected client (peak since connect).", high_water);
+           "Most bytes staged in one connection's output ring since start (or CONFIG RESETSTAT).", high_water);
     family(b, "ferry_syscalls_total", "counter", "System calls of the network path.");
     sb_addf(b, "ferry_syscalls_total{syscall=\"read\"} %llu\n", (unsigned long long)s->reads);
     sb_addf(b, "ferry_syscalls_total{syscall=\"writev\"} %llu\n", (unsigned long long)s->writes);

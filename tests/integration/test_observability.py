@@ -451,3 +451,16 @@ def test_slowlog_zero_threshold_logs_pipelined_fast_commands(ferry_factory, redi
         logged[name] = [e["command"] for e in r.slowlog_get(20)]
     assert logged["ferry"] == logged["redis"]
     assert b"GET k4" in logged["ferry"] and b"SET k0 v" in logged["ferry"]
+
+
+def test_output_ring_high_water_tracks_largest_flush(mferry):
+    """ferry_output_ring_high_water_bytes reports the fullest output ring:
+    a 200 KB value read once pushes it past 200 KB, and it stays there after
+    the client disconnects."""
+    r = rclient(mferry)
+    r.set("big", "x" * 200_000)
+    assert len(r.get("big")) == 200_000
+    r.close()
+    fams = parse_exposition(scrape(mferry)[2])
+    (_, _, value), = fams["ferry_output_ring_high_water_bytes"]["samples"]
+    assert 200_000 < value < 4 * 1024 * 1024, value
