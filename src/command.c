@@ -286,6 +286,15 @@ void command_dispatch_resolved(client *c, command *cmd) {
         c->flags &= ~CF_REPLY_SKIP;
     }
     if (!cmd) {
+        if (span_eq_nocase(c->argv[0], "post") || span_eq_nocase(c->argv[0], "host:")) {
+            /* an HTTP request sent to the RESP port (cross-protocol
+             * scripting): close silently, as Redis does */
+            server_log(LOG_WARNING_, "Possible SECURITY ATTACK detected. It looks like somebody is sending POST or "
+                                     "Host: commands to ferry. This is likely due to an attacker attempting to use "
+                                     "Cross Protocol Scripting to compromise your server. Connection aborted.");
+            client_close_async(c);
+            goto done;
+        }
         reject_unknown(c);
         if (c->flags & CF_MULTI) c->flags |= CF_DIRTY_EXEC;
         goto done;

@@ -576,6 +576,9 @@ case("reset", [
 ])
 case("quit", [["SET", "a", "1"], raw_eof(b"*1\r\n$4\r\nQUIT\r\n"), ["GET", "a"]])
 case("quit_with_pipelined_tail", [raw_eof(b"*1\r\n$4\r\nPING\r\n*1\r\n$4\r\nQUIT\r\n*1\r\n$4\r\nPING\r\n")])
+# an HTTP request on the RESP port (cross-protocol scripting): closed with no reply
+case("http_post_closes_silently", [["SET", "a", "1"], raw_eof(b"POST / HTTP/1.1\r\nHost: x\r\n\r\n"), ["GET", "a"]])
+case("http_host_line_closes_silently", [raw_eof(b"PING\r\nHost: evil.example\r\nPING\r\n")])
 
 # ====================================================================== raw protocol
 case("inline_basic", [
