@@ -107,8 +107,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:
-        print("%s: interrupted" % __file__, file=sys.stderr)
-        sys.exit(130)
+    bl.run_main(main)

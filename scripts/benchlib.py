@@ -514,6 +514,25 @@ def record_window(out_dir: Path, name: str, start: str, end: str, **extra) -> No
     os.replace(tmp, path)
 
 
+def write_results(out_dir: Path, name: str, columns: list, rows: list, t0: float) -> int:
+    """Write <out_dir>/<name>.csv, log it, and return the script's exit
+    status: 0 if any row was measured, else 1."""
+    path = out_dir / (name + ".csv")
+    write_csv(path, columns, rows)
+    log("%s: wrote %d rows to %s in %s" % (name, len(rows), path, human_secs(time.monotonic() - t0)))
+    return 0 if rows else 1
+
+
+def run_main(main) -> None:
+    """Entry point of the experiment scripts: exit with main()'s status;
+    Ctrl-C exits 130 (servers are stopped by the atexit/signal handlers)."""
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("%s: interrupted" % sys.argv[0], file=sys.stderr)
+        sys.exit(130)
+
+
 def human_secs(s: float) -> str:
     s = max(0, int(round(s)))
     if s >= 3600:

@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import os
 import socket
-import sys
 import time
 from pathlib import Path
 
@@ -156,15 +155,8 @@ def main(argv=None) -> int:
                 pass
         bl.record_window(out_dir, "instructions", started, bl.utc_now(), pinning=bl.pinning_description(pin),
                          rows=len(rows))
-    path = out_dir / "instructions.csv"
-    bl.write_csv(path, COLUMNS, rows)
-    bl.log("instructions: wrote %d rows to %s in %s" % (len(rows), path, bl.human_secs(time.monotonic() - t0)))
-    return 0 if rows else 1
+    return bl.write_results(out_dir, "instructions", COLUMNS, rows, t0)
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:
-        print("%s: interrupted" % __file__, file=sys.stderr)
-        sys.exit(130)
+    bl.run_main(main)

@@ -19,7 +19,6 @@ whole-process figure, so small N gives a noisier number.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
@@ -80,15 +79,8 @@ def main(argv=None) -> int:
     finally:
         bl.record_window(out_dir, "memory", started, bl.utc_now(), pinning=bl.pinning_description(pin),
                          rows=len(rows))
-    path = out_dir / "memory.csv"
-    bl.write_csv(path, COLUMNS, rows)
-    bl.log("memory: wrote %d rows to %s in %s" % (len(rows), path, bl.human_secs(time.monotonic() - t0)))
-    return 0 if rows else 1
+    return bl.write_results(out_dir, "memory", COLUMNS, rows, t0)
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:
-        print("%s: interrupted" % __file__, file=sys.stderr)
-        sys.exit(130)
+    bl.run_main(main)

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 import time
 from pathlib import Path
 
@@ -359,8 +358,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:
-        print("%s: interrupted" % __file__, file=sys.stderr)
-        sys.exit(130)
+    bl.run_main(main)

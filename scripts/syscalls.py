@@ -33,7 +33,6 @@ import re
 import select
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -188,15 +187,8 @@ def main(argv=None) -> int:
             srv.cleanup()
         bl.record_window(out_dir, "syscalls", started, bl.utc_now(), pinning=bl.pinning_description(pin),
                          rows=len(rows))
-    path = out_dir / "syscalls.csv"
-    bl.write_csv(path, COLUMNS, rows)
-    bl.log("syscalls: wrote %d rows to %s in %s" % (len(rows), path, bl.human_secs(time.monotonic() - t0)))
-    return 0 if rows else 1
+    return bl.write_results(out_dir, "syscalls", COLUMNS, rows, t0)
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:
-        print("%s: interrupted" % __file__, file=sys.stderr)
-        sys.exit(130)
+    bl.run_main(main)
