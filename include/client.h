@@ -33,6 +33,8 @@ typedef struct span {
 #define CF_EXECUTING_EXEC    0x2000
 #define CF_PROTECTED         0x4000   /* never closed by timeout (current client) */
 #define CF_FAKE              0x8000   /* no socket (tests, fuzzing) */
+#define CF_BLOCKED          0x10000   /* waiting in a blocking command (blocking.c) */
+#define CF_PUBSUB           0x20000   /* subscribed to >= 1 channel or pattern (pubsub.c) */
 
 struct db;
 struct command;
@@ -66,6 +68,8 @@ typedef struct client {
     multi_cmd *mstate;
     int mcount, mcap;
     struct watched_key *watched; /* list of keys this client watches */
+    struct block_state *bstate;  /* blocking.c: set while CF_BLOCKED */
+    struct pubsub_state *pubsub; /* pubsub.c: channels and patterns, NULL if none */
     /* identity & info */
     char *name;
     char *lib_name, *lib_ver;

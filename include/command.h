@@ -114,5 +114,10 @@ extern command server_commands[];
 extern command multi_commands[];
 extern command introspection_commands[];
 extern command config_commands[];
+extern command hash_commands[];
+extern command list_commands[];
+extern command set_commands[];
+extern command zset_commands[];
+extern command pubsub_commands[];
 
 #endif

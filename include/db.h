@@ -15,6 +15,10 @@
 enum { OBJ_STRING = 0, OBJ_LIST = 1, OBJ_SET = 2, OBJ_ZSET = 3, OBJ_HASH = 4, OBJ_TYPES };
 /* string encodings as OBJECT ENCODING reports them */
 enum { ENC_RAW = 0, ENC_INT = 1, ENC_EMBSTR = 2 };
+/* encodings of the other types (index into obj_enc_name's table; the names
+ * are Redis 7.0's: a small list is still "quicklist", a small set of
+ * non-integers is "hashtable") */
+enum { ENC_HT = 2, ENC_INTSET = 5, ENC_SKIPLIST = 6, ENC_QUICKLIST = 8, ENC_LISTPACK = 10 };
 
 typedef struct db {
     dict keys;

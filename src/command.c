@@ -109,6 +109,11 @@ void commands_init(void) {
     register_group(config_commands);
     register_group(slowlog_commands);
     register_group(latency_commands); /* LATENCY + STATS */
+    register_group(hash_commands);
+    register_group(list_commands);
+    register_group(set_commands);
+    register_group(zset_commands);
+    register_group(pubsub_commands);
 }
 
 size_t command_count(void) { return ncommands; }

@@ -1,0 +1,58 @@
+/* blocking.h - clients blocked on keys: BLPOP, BRPOP, BLMOVE, BRPOPLPUSH,
+ * BLMPOP (lists) and BZPOPMIN, BZPOPMAX, BZMPOP (sorted sets).
+ *
+ * Model (Redis 7's): a blocking command that finds nothing to pop calls
+ * block_for_keys() instead of replying. The client stops executing input
+ * (CF_BLOCKED) and keeps a copy of its argv. A write that adds elements to
+ * a list or sorted set calls signal_key_ready(); after the current top-level
+ * command (or EXEC) finishes, blocking_handle_ready() re-runs the blocked
+ * commands of the clients waiting on the ready keys, oldest first. A re-run
+ * that still finds nothing calls block_for_keys() again and keeps its place
+ * in the queues and its deadline. A re-run that replies unblocks the client,
+ * which then goes on with the rest of its input.
+ *
+ * Timeouts are absolute unix milliseconds (0 = forever); the cron calls
+ * blocking_handle_timeouts(). On timeout the client gets the command's null
+ * reply (null array or null bulk; "_" in RESP3).
+ */
+#ifndef FERRY_BLOCKING_H
+#define FERRY_BLOCKING_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "client.h"
+
+struct db;
+
+/* what a timed-out command replies */
+enum { BLOCK_NULL_ARRAY = 0, BLOCK_NULL_BULK = 1 };
+/* why a client leaves the blocked state without being served */
+enum { UNBLOCK_TIMEOUT = 0, UNBLOCK_ERROR = 1, UNBLOCK_DISCONNECT = 2 };
+
+/* Parse a blocking timeout in (fractional) seconds into absolute unix ms, 0
+ * meaning forever. Replies Redis's errors ("ERR timeout is not a float or out
+ * of range", "ERR timeout is negative", "ERR timeout is out of range") and
+ * returns 0 on failure, 1 on success. */
+int blocking_parse_timeout(client *c, span arg, int64_t *deadline_ms);
+/* May this call block? Not inside MULTI/EXEC (the command then behaves as
+ * if it timed out at once). */
+int blocking_allowed(const client *c);
+/* Block c, running its current command (c->cmd, c->argv), on keys[0..n) of
+ * c->db until deadline_ms. */
+void block_for_keys(client *c, const span *keys, int nkeys, int64_t deadline_ms, int null_kind);
+/* A list or sorted set at key gained elements (push, LMOVE/ZADD/STORE
+ * destinations, RENAME/COPY/MOVE/SWAPDB targets). Cheap when nobody blocks. */
+void signal_key_ready(struct db *d, const char *key, size_t klen);
+/* Serve the clients blocked on keys signalled since the last call. The
+ * dispatcher calls this after every top-level command. */
+void blocking_handle_ready(void);
+extern int blocking_ready_pending;     /* a key was signalled: handle_ready has work */
+/* Unblock for a reason other than being served (timeout reply, CLIENT
+ * UNBLOCK ... ERROR reply "UNBLOCKED client unblocked via CLIENT UNBLOCK",
+ * or disconnect: no reply). */
+void unblock_client(client *c, int why);
+void blocking_handle_timeouts(int64_t now_ms);
+/* Blocked clients (INFO blocked_clients, CLIENT LIST flags=b). */
+size_t blocking_count(void);
+
+#endif

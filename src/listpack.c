@@ -1,0 +1,3 @@
+/* listpack.c - see listpack.h. (Implementation lands next; this file keeps
+ * the tree building.) */
+#include "listpack.h"
