@@ -52,6 +52,13 @@ typedef struct ferry_config {
     int latency_tracking;
     int active_expire_effort;
     int lazyfree_lazy_user_del;
+    /* small-encoding thresholds (issue #6) */
+    long long hash_max_listpack_entries;
+    long long hash_max_listpack_value;
+    long long set_max_intset_entries;
+    long long zset_max_listpack_entries;
+    long long zset_max_listpack_value;
+    long long list_max_listpack_size;   /* > 0: entries per node; -1..-5: 4..64 KB per node */
 } ferry_config;
 
 /* Loads defaults, then the config file (if any), then --directive args, as

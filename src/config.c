@@ -483,6 +483,9 @@ static const struct { unsigned char f; unsigned short off, size; } fields[] = {
     FLD(F_SAMPLES, maxmemory_samples), FLD(F_SLOWER, slowlog_log_slower_than),
     FLD(F_SLOWLEN, slowlog_max_len), FLD(F_LATMON, latency_monitor_threshold),
     FLD(F_LATTRACK, latency_tracking), FLD(F_AEE, active_expire_effort), FLD(F_LAZYDEL, lazyfree_lazy_user_del),
+    FLD(F_HASH_LP_ENTRIES, hash_max_listpack_entries), FLD(F_HASH_LP_VALUE, hash_max_listpack_value),
+    FLD(F_SET_INTSET_ENTRIES, set_max_intset_entries), FLD(F_ZSET_LP_ENTRIES, zset_max_listpack_entries),
+    FLD(F_ZSET_LP_VALUE, zset_max_listpack_value), FLD(F_LIST_LP_SIZE, list_max_listpack_size),
 };
 
 /* 64-bit fields are read as their bit pattern (maxmemory is unsigned). */
