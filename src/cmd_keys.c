@@ -16,6 +16,7 @@
 #include "command.h"
 #include "db.h"
 #include "dict.h"
+#include "evict.h"
 #include "reply.h"
 #include "server.h"
 #include "util.h"
@@ -218,8 +219,7 @@ static void cmd_copy(client *c) {
     copy = db_insert_node(dst, copy, newkey.p, newkey.len);
     if (dn_expire(copy) != exp)
         copy = exp == -1 ? db_persist(dst, copy) : db_set_expire(dst, copy, exp);
-    copy->lru = srv.lruclock;                      /* a new object */
-    copy->lfu = 5;                                 /* LFU_INIT_VAL, as db.c */
+    evict_stamp_new(copy);                         /* a new object */
     if (copy->type == OBJ_STRING && copy->enc == ENC_INT) copy->flags |= DN_NOSHARE;
     touch_watched_key(dst, newkey.p, newkey.len);
     srv.dirty++;
@@ -496,7 +496,7 @@ static void cmd_object_freq(client *c) {
                        "data will take some time to adjust.");
         return;
     }
-    reply_int(c, n->lfu);
+    reply_int(c, evict_lfu_get(n));   /* decayed, not changed */
 }
 
 static void cmd_object_idletime(client *c) {

@@ -2,12 +2,14 @@
  *
  * Lookup is an open-addressing table keyed by the lowercased name, built once
  * at startup from every group's table. Dispatch applies, in Redis's order:
- * unknown command / subcommand, arity, authentication, then MULTI queueing,
- * and finally calls the command with per-command statistics. */
+ * unknown command / subcommand, arity, authentication, commands not allowed
+ * in MULTI, maxmemory (evict, or refuse with OOM), then MULTI queueing, and
+ * finally calls the command with per-command statistics. */
 #include "command.h"
 #include "reply.h"
 #include "server.h"
 #include "dict.h"
+#include "evict.h"
 #include "latency.h"
 #include <stdio.h>
 #include <string.h>
@@ -285,9 +287,10 @@ void command_dispatch(client *c) {
 
 void command_dispatch_resolved(client *c, command *cmd) {
     c->cmd = cmd;
-    /* the common case first: none of the checks below applies */
+    /* the common case first: none of the checks below applies (with
+     * maxmemory set, every command takes the checked path: eviction first) */
     if (!(c->flags & (CF_REPLY_SKIP_NEXT | CF_REPLY_SKIP | CF_MULTI)) && (c->flags & CF_AUTHENTICATED) && cmd &&
-        command_arity_ok(cmd, c->argc)) {
+        !srv.cfg.maxmemory && command_arity_ok(cmd, c->argc)) {
         command_call(c, cmd);
         c->flags &= ~CF_REPLY_SKIP;
         return;
@@ -324,6 +327,10 @@ void command_dispatch_resolved(client *c, command *cmd) {
     }
     if ((c->flags & CF_MULTI) && (cmd->flags & CMD_NO_MULTI)) {
         reject(c, cmd, "ERR", "Command not allowed inside a transaction");
+        goto done;
+    }
+    if (srv.cfg.maxmemory && evict_refuses_command(c, cmd)) {
+        reject(c, cmd, "OOM", "command not allowed when used memory > 'maxmemory'.");
         goto done;
     }
     if ((c->flags & CF_MULTI) && !is_multi_control(cmd)) {

@@ -11,6 +11,7 @@
  */
 #include "command.h"
 #include "config.h"
+#include "evict.h"
 #include "sbuf.h"
 #include "reply.h"
 #include "server.h"
@@ -610,7 +611,7 @@ static void config_set_cmd(client *c) {
         reply_err_syntax(c);
         return;
     }
-    int n = (c->argc - 2) / 2, ok = 0, rebind = 0;
+    int n = (c->argc - 2) / 2, ok = 0, rebind = 0, maxmem = 0;
     int *idx = zmalloc(sizeof(int) * (size_t)n);
     char **canon = zcalloc(sizeof(char *) * (size_t)n);
     char err[512];
@@ -655,8 +656,10 @@ static void config_set_cmd(client *c) {
         if (!strcmp(name, "dir") && chdir(canon[k]) != 0)
             server_log(LOG_WARNING_, "Can't chdir to '%s': %s", canon[k], strerror(errno));
         if (!strcmp(name, "port") || !strcmp(name, "bind")) rebind = 1;
+        if (!strcmp(name, "maxmemory")) maxmem = 1;
     }
     if (rebind && config_port_changed) config_port_changed();
+    if (maxmem) evict_maxmemory_changed(); /* evicts now if the new limit is below usage */
     ok = 1;
 out:
     if (ok) reply_ok(c);
