@@ -70,12 +70,12 @@ static inline void evict_stamp_new(dnode *n) {
 }
 /* Stamps of value n replacing old under the same key (n may be old itself,
  * overwritten in place): under LFU the key keeps its counter, as Redis's
- * dbOverwrite does (the caller's write lookup already counted the access);
- * otherwise a fresh stamp. */
-static inline void evict_stamp_replace(dnode *n, const dnode *old) {
-    if (evict_lfu_active()) {
-        n->lru = old->lru;
-        n->lfu = old->lfu;
+ * dbOverwrite does (the caller's write lookup already counted the access),
+ * unless old had expired (then n is a new key); otherwise a fresh stamp. */
+static inline void evict_stamp_replace(dnode *n, const dnode *old, int old_expired) {
+    if (__builtin_expect(evict_lfu_active(), 0)) {
+        n->lfu = old_expired ? LFU_INIT_VAL : old->lfu;
+        n->lru = old_expired ? evict_lfu_minutes() : old->lru;
     } else {
         n->lfu = LFU_INIT_VAL;
         n->lru = srv.lruclock;
@@ -127,7 +127,9 @@ int evict_perform(void);
  * error (as Redis 7.0: DENYOOM commands, EXEC of a transaction holding one,
  * and anything but EXEC/DISCARD/QUIT/RESET inside MULTI). */
 int evict_refuses_command(struct client *c, const struct command *cmd);
-/* CONFIG SET maxmemory: warn if below usage and start evicting right away. */
+/* CONFIG SET maxmemory: warn if below usage and start evicting right away,
+ * from a timer (the next event-loop iteration), without waiting for a
+ * command; like Redis, commands queued in the same EXEC still see the keys. */
 void evict_maxmemory_changed(void);
 /* INFO stats: total_eviction_exceeded_time / current_eviction_exceeded_time (ms). */
 uint64_t evict_exceeded_total_ms(void);

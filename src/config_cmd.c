@@ -659,7 +659,7 @@ static void config_set_cmd(client *c) {
         if (!strcmp(name, "maxmemory")) maxmem = 1;
     }
     if (rebind && config_port_changed) config_port_changed();
-    if (maxmem) evict_maxmemory_changed(); /* evicts now if the new limit is below usage */
+    if (maxmem) evict_maxmemory_changed(); /* starts evicting if the new limit is below usage */
     ok = 1;
 out:
     if (ok) reply_ok(c);

@@ -133,13 +133,12 @@ dnode *db_set_string(db *d, const char *key, size_t klen, const char *val, size_
             if (has_exp) dn_set_expire_field(old, expire_ms);
             old->flags &= DN_EXPIRE;
             old->enc = ENC_RAW;
-            if (expired) evict_stamp_new(old);
-            else evict_stamp_replace(old, old);
+            evict_stamp_replace(old, old, expired);
             return old;
         }
         dnode *n = node_new(key, klen, vlen, expire_ms);
         memcpy(dn_val(n), val, vlen);
-        if (!expired) evict_stamp_replace(n, old); /* an expired key's successor is a new key */
+        evict_stamp_replace(n, old, expired);
         if (has_exp) d->expires++;
         n->next = old->next;
         *link = n;

@@ -312,7 +312,7 @@ void evict_maxmemory_changed(void) {
                                  "current memory usage (%zu). This will result in key eviction and/or the inability "
                                  "to accept new write commands depending on the maxmemory-policy.",
                    srv.cfg.maxmemory, used);
-    evict_perform();
+    start_eviction_timer(); /* as Redis 7.0: from the event loop, not inside CONFIG SET */
 }
 
 static uint64_t exceeded_current_us(void) {

@@ -140,6 +140,14 @@ Test(evict, overwrite_keeps_lfu_only_under_lfu) {
     cr_assert_eq(n->lfu, 40);
     n = db_set_string(d0, "k", 1, "longer", 6, -1);     /* new node */
     cr_assert_eq(n->lfu, 40);
+    /* an expired key's successor is a new key, in place or not */
+    n = db_set_string(d0, "e", 1, "v", 1, T0 + 10);
+    n->lfu = 40;
+    dnode *f = db_set_string(d0, "f", 1, "v", 1, T0 + 10);
+    f->lfu = 40;
+    srv.now_ms = T0 + 20;
+    cr_assert_eq(db_set_string(d0, "e", 1, "w", 1, T0 + 50)->lfu, LFU_INIT_VAL);
+    cr_assert_eq(db_set_string(d0, "f", 1, "much longer", 11, -1)->lfu, LFU_INIT_VAL);
     srv.cfg.maxmemory_policy = MAXMEMORY_ALLKEYS_LRU;
     n = db_set_string(d0, "k", 1, "x", 1, -1);
     cr_assert_eq(n->lfu, LFU_INIT_VAL);
