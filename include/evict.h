@@ -93,23 +93,24 @@ unsigned evict_lfu_decay(unsigned counter, uint32_t ldt, uint32_t now_min, int d
 
 /* ---- the eviction pool (exposed for unit tests) ------------------------- */
 
-#define EVPOOL_KEY_INLINE 46
+#define EVPOOL_KEY_CACHE 64    /* keys up to this long are copied into a slot buffer */
 typedef struct evpool_entry {
     uint64_t idle;              /* rank: larger = evict first */
-    int dbid;
+    char *key;                  /* NULL: free slot; else `cache` or a zmalloc'd copy */
+    char *cache;                /* this entry's EVPOOL_KEY_CACHE-byte buffer: moves with it */
     uint32_t klen;
-    uint8_t used;
-    char *heap;                 /* key copy when longer than the inline buffer */
-    char buf[EVPOOL_KEY_INLINE];
+    int dbid;
 } evpool_entry;
 
 /* Entries sorted by idle ascending, used ones first: the best candidate is
- * the rightmost used entry. */
+ * the rightmost used entry. Entries are small so that inserting in the
+ * middle moves little; key bytes stay in the buffers. */
 typedef struct evpool {
     evpool_entry e[EVPOOL_SIZE];
+    char caches[EVPOOL_SIZE][EVPOOL_KEY_CACHE];
 } evpool;
 
-static inline const char *evpool_key(const evpool_entry *e) { return e->heap ? e->heap : e->buf; }
+void evpool_init(evpool *p);
 /* Inserts a candidate in order; when full, drops the least idle entry, or
  * the candidate itself if it is the least idle. Returns its slot or -1. */
 int evpool_insert(evpool *p, uint64_t idle, int dbid, const char *key, size_t klen);

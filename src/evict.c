@@ -50,10 +50,14 @@ void evict_lfu_access(dnode *n) {
 
 /* ---- the pool ------------------------------------------------------------ */
 
+void evpool_init(evpool *p) {
+    memset(p, 0, sizeof *p);
+    for (int k = 0; k < EVPOOL_SIZE; k++) p->e[k].cache = p->caches[k];
+}
+
 void evpool_clear_entry(evpool_entry *e) {
-    zfree(e->heap);
-    e->heap = NULL;
-    e->used = 0;
+    if (e->key != e->cache) zfree(e->key);
+    e->key = NULL;
 }
 
 void evpool_clear(evpool *p) {
@@ -61,38 +65,38 @@ void evpool_clear(evpool *p) {
 }
 
 int evpool_insert(evpool *p, uint64_t idle, int dbid, const char *key, size_t klen) {
+    evpool_entry *e = p->e;
     int k = 0;
-    while (k < EVPOOL_SIZE && p->e[k].used && p->e[k].idle < idle) k++;
-    if (k == 0 && p->e[EVPOOL_SIZE - 1].used) return -1; /* full, and less idle than all */
-    if (k < EVPOOL_SIZE && !p->e[k].used) {
+    while (k < EVPOOL_SIZE && e[k].key && e[k].idle < idle) k++;
+    if (k == 0 && e[EVPOOL_SIZE - 1].key) return -1; /* full, and less idle than all */
+    if (k < EVPOOL_SIZE && !e[k].key) {
         /* an empty slot: the used entries are a prefix, so it is the first free one */
-    } else if (!p->e[EVPOOL_SIZE - 1].used) {
-        /* room on the right: shift k.. right (slot k's stale copy is overwritten below) */
-        memmove(&p->e[k + 1], &p->e[k], sizeof p->e[0] * (size_t)(EVPOOL_SIZE - k - 1));
+    } else if (!e[EVPOOL_SIZE - 1].key) {
+        /* room on the right: shift k.. right; the free last slot's buffer
+         * becomes slot k's (its old key pointer is a stale copy of k+1's) */
+        char *spare = e[EVPOOL_SIZE - 1].cache;
+        memmove(&e[k + 1], &e[k], sizeof e[0] * (size_t)(EVPOOL_SIZE - k - 1));
+        e[k].cache = spare;
     } else {
-        /* full: drop the least idle (slot 0) and shift 1..k-1 left */
+        /* full: drop the least idle (slot 0), shift 1..k-1 left, reuse its buffer */
         k--;
-        evpool_clear_entry(&p->e[0]);
-        memmove(&p->e[0], &p->e[1], sizeof p->e[0] * (size_t)k);
+        char *spare = e[0].cache;
+        evpool_clear_entry(&e[0]);
+        memmove(&e[0], &e[1], sizeof e[0] * (size_t)k);
+        e[k].cache = spare;
     }
-    evpool_entry *e = &p->e[k];
-    e->idle = idle;
-    e->dbid = dbid;
-    e->klen = (uint32_t)klen;
-    e->used = 1;
-    if (klen <= EVPOOL_KEY_INLINE) {
-        e->heap = NULL;
-        memcpy(e->buf, key, klen);
-    } else {
-        e->heap = zmalloc(klen);
-        memcpy(e->heap, key, klen);
-    }
+    e[k].idle = idle;
+    e[k].dbid = dbid;
+    e[k].klen = (uint32_t)klen;
+    e[k].key = klen <= EVPOOL_KEY_CACHE ? e[k].cache : zmalloc(klen);
+    memcpy(e[k].key, key, klen);
     return k;
 }
 
 /* ---- choosing a victim ---------------------------------------------------- */
 
 static evpool pool;
+static int pool_ready;
 
 static int policy_is_volatile(int policy) { return policy >= MAXMEMORY_VOLATILE_LRU; }
 static int policy_is_random(int policy) {
@@ -145,9 +149,9 @@ static void pool_populate(db *d, int policy) {
 static dnode *pool_take_best(int policy, db **dbp) {
     for (int k = EVPOOL_SIZE - 1; k >= 0; k--) {
         evpool_entry *e = &pool.e[k];
-        if (!e->used) continue;
-        db *d = db_get(e->dbid);
-        dnode *n = d ? dict_find(&d->keys, evpool_key(e), e->klen) : NULL;
+        if (!e->key) continue;
+        db *d = e->dbid < srv.dbnum ? &srv.dbs[e->dbid] : NULL;
+        dnode *n = d ? dict_find(&d->keys, e->key, e->klen) : NULL;
         evpool_clear_entry(e);
         if (n && (!policy_is_volatile(policy) || (n->flags & DN_EXPIRE))) {
             *dbp = d;
@@ -160,10 +164,14 @@ static dnode *pool_take_best(int policy, db **dbp) {
 /* A victim under an LRU/LFU/TTL policy. Returns NULL with *none set when
  * no database has a candidate, NULL with *none clear when out of time. */
 static dnode *pick_by_pool(int policy, db **dbp, int64_t deadline_us, int *none) {
+    if (!pool_ready) {
+        evpool_init(&pool);
+        pool_ready = 1;
+    }
     for (;;) {
         size_t total = 0;
         for (int i = 0; i < srv.dbnum; i++) {
-            db *d = db_get(i);
+            db *d = &srv.dbs[i];
             size_t n = candidates(d, policy);
             if (n) pool_populate(d, policy);
             total += n;
@@ -185,7 +193,7 @@ static dnode *pick_random(int policy, db **dbp, int64_t deadline_us, int *none) 
     for (;;) {
         int any = 0;
         for (int i = 0; i < srv.dbnum; i++) {
-            db *d = db_get((int)(++next_db % (unsigned)srv.dbnum));
+            db *d = &srv.dbs[++next_db % (unsigned)srv.dbnum];
             if (!candidates(d, policy)) continue;
             any = 1;
             dnode *n = NULL;

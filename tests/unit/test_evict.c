@@ -159,18 +159,21 @@ Test(evict, overwrite_keeps_lfu_only_under_lfu) {
 static void assert_pool_sorted(const evpool *p) {
     int seen_free = 0;
     for (int k = 0; k < EVPOOL_SIZE; k++) {
-        if (!p->e[k].used) {
+        if (!p->e[k].key) {
             seen_free = 1;
             continue;
         }
         cr_assert(!seen_free, "used entry %d after a free one", k);
         if (k > 0) cr_assert_leq(p->e[k - 1].idle, p->e[k].idle, "slot %d out of order", k);
     }
+    /* every slot owns one of the key buffers, none shared */
+    for (int k = 0; k < EVPOOL_SIZE; k++)
+        for (int j = 0; j < k; j++) cr_assert_neq(p->e[k].cache, p->e[j].cache, "slots %d and %d share a buffer", j, k);
 }
 
 Test(evict, pool_keeps_best_in_order) {
     evpool p;
-    memset(&p, 0, sizeof p);
+    evpool_init(&p);
     enum { N = 500 };
     uint64_t v[N];
     for (int i = 0; i < N; i++) v[i] = (uint64_t)i * 7 + 3;
@@ -187,13 +190,13 @@ Test(evict, pool_keeps_best_in_order) {
     /* exactly the 16 largest, ascending, each with its own key and db */
     for (int k = 0; k < EVPOOL_SIZE; k++) {
         uint64_t want = (uint64_t)(N - EVPOOL_SIZE + k) * 7 + 3;
-        cr_assert(p.e[k].used);
+        cr_assert_not_null(p.e[k].key);
         cr_assert_eq(p.e[k].idle, want, "slot %d: %llu want %llu", k, (unsigned long long)p.e[k].idle,
                      (unsigned long long)want);
         char key[32];
         int kl = snprintf(key, sizeof key, "key:%llu", (unsigned long long)want);
         cr_assert_eq(p.e[k].klen, (uint32_t)kl);
-        cr_assert(memcmp(evpool_key(&p.e[k]), key, (size_t)kl) == 0);
+        cr_assert(memcmp(p.e[k].key, key, (size_t)kl) == 0);
         cr_assert_eq(p.e[k].dbid, (int)(want % 3));
     }
     /* less idle than everything in a full pool: refused */
@@ -203,7 +206,7 @@ Test(evict, pool_keeps_best_in_order) {
 
 Test(evict, pool_partial_fill_and_long_keys) {
     evpool p;
-    memset(&p, 0, sizeof p);
+    evpool_init(&p);
     size_t base = zmalloc_used();
     char longkey[300];
     memset(longkey, 'L', sizeof longkey);
@@ -213,11 +216,11 @@ Test(evict, pool_partial_fill_and_long_keys) {
     cr_assert_eq(evpool_insert(&p, 15, 1, "b", 1), 2);
     assert_pool_sorted(&p);
     cr_assert_gt(zmalloc_used(), base, "a long key is copied to the heap");
-    cr_assert(memcmp(evpool_key(&p.e[0]), longkey, sizeof longkey) == 0);
-    cr_assert(memcmp(evpool_key(&p.e[1]), "a", 1) == 0);
-    cr_assert(memcmp(evpool_key(&p.e[2]), "b", 1) == 0);
-    cr_assert(memcmp(evpool_key(&p.e[3]), "c", 1) == 0);
-    cr_assert(!p.e[4].used);
+    cr_assert(memcmp(p.e[0].key, longkey, sizeof longkey) == 0);
+    cr_assert(memcmp(p.e[1].key, "a", 1) == 0);
+    cr_assert(memcmp(p.e[2].key, "b", 1) == 0);
+    cr_assert(memcmp(p.e[3].key, "c", 1) == 0);
+    cr_assert_null(p.e[4].key);
     /* fill the 12 free slots, then one more pushes the long key out on the left */
     for (int i = 0; i < EVPOOL_SIZE - 4 + 1; i++) evpool_insert(&p, 100 + (uint64_t)i, 0, "z", 1);
     assert_pool_sorted(&p);
@@ -388,4 +391,22 @@ Test(evict, random_policies_use_every_db) {
     cr_assert_lt(dict_size(&d0->keys), 1000);
     cr_assert_lt(dict_size(&d1->keys), 1000);
     cr_assert_eq(srv.stats.evictedkeys, 2000 - dict_size(&d0->keys) - dict_size(&d1->keys));
+}
+
+Test(evict, long_keys_through_the_pool) {
+    srv.cfg.maxmemory_policy = MAXMEMORY_ALLKEYS_LRU;
+    char k[200], v[1000];
+    memset(v, 'v', sizeof v);
+    memset(k, 'K', sizeof k);
+    for (int i = 0; i < 1000; i++) {
+        int n = snprintf(k + 150, 50, "%d", i);
+        dnode *d = db_set_string(d0, k, 150 + (size_t)n, v, sizeof v, -1);
+        d->lru = srv.lruclock - 1000 + (uint32_t)i;
+    }
+    srv.cfg.maxmemory = zmalloc_used() - 300 * 1200;
+    cr_assert_eq(evict_perform(), EVICT_OK);
+    cr_assert_geq(srv.stats.evictedkeys, 250);
+    /* oldest first: key 999 (newest) is still there */
+    int n = snprintf(k + 150, 50, "%d", 999);
+    cr_assert_not_null(db_lookup(d0, k, 150 + (size_t)n));
 }
