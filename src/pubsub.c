@@ -99,7 +99,8 @@ static void registry_remove(int ns, dnode *n, client *c) {
     zfree(s->v);
     zfree(s);
     zfree(n);
-    dict_maybe_shrink(&registry[ns]);
+    if (dict_size(&registry[ns]) == 0) dict_clear(&registry[ns], NULL); /* an idle server holds nothing */
+    else dict_maybe_shrink(&registry[ns]);
 }
 
 static size_t subscriber_count(int ns, span name) {
