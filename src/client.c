@@ -491,8 +491,8 @@ size_t client_info_line(client *c, char *buf, size_t cap) {
                      "omem=%zu tot-mem=%zu events=%s cmd=%s user=default redir=-1 resp=%d lib-name=%s lib-ver=%s",
                      (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "",
                      (long long)((now - c->ctime_ms) / 1000), (long long)((now - c->last_interaction_ms) / 1000), flags,
-                     c->db ? c->db->id : 0, subs.channels, subs.patterns, subs.shard, (c->flags & CF_MULTI) ? c->mcount : -1, c->qlen - c->qpos,
-                     c->qcap - c->qlen, c->qcap, c->qcap, c->out.used, c->out.cap + c->qcap + sizeof *c,
+                     c->db ? c->db->id : 0, subs.channels, subs.patterns, subs.shard,
+                     (c->flags & CF_MULTI) ? c->mcount : -1, c->qlen - c->qpos, c->qcap - c->qlen, c->qcap, c->qcap, c->out.used, c->out.cap + c->qcap + sizeof *c,
                      (c->fd >= 0 && (ev_get_mask(srv.el, c->fd) & EV_WRITABLE)) ? "rw" : "r",
                      c->lastcmd ? c->lastcmd->fullname : "NULL", c->resp, c->lib_name ? c->lib_name : "",
                      c->lib_ver ? c->lib_ver : "");

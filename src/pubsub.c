@@ -566,8 +566,9 @@ static command pubsub_subcommands[] = {
     SUB("shardchannels", pubsub_shardchannels, -2, F_INTRO, "pubsub slow", "List active shard channels", "7.0.0",
         "O(N) where N is the number of active shard channels, and assuming constant time pattern matching "
         "(relatively short shard channels)."),
-    SUB("shardnumsub", pubsub_shardnumsub, -2, F_INTRO, "pubsub slow", "Get the count of subscribers for shard channels",
-        "7.0.0", "O(N) for the SHARDNUMSUB subcommand, where N is the number of requested shard channels"),
+    SUB("shardnumsub", pubsub_shardnumsub, -2, F_INTRO, "pubsub slow",
+        "Get the count of subscribers for shard channels", "7.0.0",
+        "O(N) for the SHARDNUMSUB subcommand, where N is the number of requested shard channels"),
     {0},
 };
 
