@@ -9,6 +9,7 @@
 #include "server.h"
 #include "dict.h"
 #include "latency.h"
+#include "pubsub.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -286,8 +287,8 @@ void command_dispatch(client *c) {
 void command_dispatch_resolved(client *c, command *cmd) {
     c->cmd = cmd;
     /* the common case first: none of the checks below applies */
-    if (!(c->flags & (CF_REPLY_SKIP_NEXT | CF_REPLY_SKIP | CF_MULTI)) && (c->flags & CF_AUTHENTICATED) && cmd &&
-        command_arity_ok(cmd, c->argc)) {
+    if (!(c->flags & (CF_REPLY_SKIP_NEXT | CF_REPLY_SKIP | CF_MULTI | CF_PUBSUB)) && (c->flags & CF_AUTHENTICATED) &&
+        cmd && command_arity_ok(cmd, c->argc)) {
         command_call(c, cmd);
         c->flags &= ~CF_REPLY_SKIP;
         return;
@@ -324,6 +325,12 @@ void command_dispatch_resolved(client *c, command *cmd) {
     }
     if ((c->flags & CF_MULTI) && (cmd->flags & CMD_NO_MULTI)) {
         reject(c, cmd, "ERR", "Command not allowed inside a transaction");
+        goto done;
+    }
+    if ((c->flags & CF_PUBSUB) && c->resp == 2 && !pubsub_allowed_in_context(cmd)) {
+        char msg[192];
+        pubsub_context_error(msg, sizeof msg, cmd);
+        reject(c, cmd, "ERR", msg);
         goto done;
     }
     if ((c->flags & CF_MULTI) && !is_multi_control(cmd)) {
