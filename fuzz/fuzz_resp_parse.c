@@ -10,7 +10,8 @@
  * (except "too big" errors, which depend on chunking in Redis too). Each call
  * gets an exact-size heap copy so ASan flags any read past len.
  *
- * Input layout: byte 0 selects the limits, bytes 1-2 seed the chunk sizes,
+ * Input layout: byte 0 selects the limits (bits 0-1) and the
+ * unauthenticated limits (bit 2), bytes 1-2 seed the chunk sizes,
  * the rest is the stream.
  *
  * Build: clang -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude \
@@ -103,6 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         { 0, 1, 4 },
         { 64, 16, 64 },
     };
+    resp_limits lim_copy;
     const resp_limits *lim;
     const char *in;
     char *work;
@@ -112,7 +114,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     if (size < 3)
         return 0;
-    lim = &lims[data[0] & 3];
+    lim_copy = lims[data[0] & 3];
+    lim_copy.unauthenticated = (data[0] >> 2) & 1; /* before AUTH: 10 args, 16 KB bulks */
+    lim = &lim_copy;
     seed = ((uint32_t)data[1] | (uint32_t)data[2] << 8) * 2654435761u | 1u;
     in = (const char *)data + 3;
     n = size - 3;
