@@ -15,6 +15,7 @@
 #include "command.h"
 #include "db.h"
 #include "latency.h"
+#include "outlimit.h"
 #include "reply.h"
 #include "server.h"
 #include "zmalloc.h"
@@ -316,6 +317,7 @@ static void process_buffer(client *c, char *buf, size_t *pos, size_t len) {
         if (!window_run(c, &w, buf, pos) || w.stop == RESP_INCOMPLETE) break;
     }
     command_stats_flush();
+    client_check_output_limits(c);
     uint64_t ran = srv.stats.numcommands - before;
     if (ran) {
         srv.stats.batches++;

@@ -9,6 +9,7 @@
 #include "info.h"
 #include "latency.h"
 #include "metrics.h"
+#include "outlimit.h"
 #include "reply.h"
 #include "server.h"
 #include "zmalloc.h"
@@ -38,15 +39,26 @@ static void setup_signals(void) {
     signal(SIGPIPE, SIG_IGN);
 }
 
-static void close_timedout_clients(void) {
-    if (srv.cfg.timeout <= 0) return;
-    int64_t limit = srv.cfg.timeout * 1000;
+/* A client idle for more than `timeout` seconds is closed, unless it waits
+ * in a blocking command or is subscribed (as Redis: those are expected to
+ * be quiet). */
+static int client_timed_out(const client *c, int64_t limit_ms) {
+    if (limit_ms <= 0 || (c->flags & (CF_BLOCKED | CF_PUBSUB))) return 0;
+    return srv.now_ms - c->last_interaction_ms > limit_ms;
+}
+
+/* Per-client cron work: idle timeout, and output limits for clients that
+ * send nothing more (a soft limit must still expire). */
+static void clients_cron(void) {
+    int64_t limit_ms = srv.cfg.timeout > 0 ? srv.cfg.timeout * 1000 : 0;
     for (client *c = srv.clients; c; c = c->next) {
         if (c->fd < 0 || (c->flags & CF_CLOSE_ASAP)) continue;
-        if (srv.now_ms - c->last_interaction_ms > limit) {
+        if (client_timed_out(c, limit_ms)) {
             server_log(LOG_VERBOSE_, "Closing idle client");
             client_close_async(c);
+            continue;
         }
+        client_check_output_limits(c);
     }
 }
 
@@ -58,7 +70,7 @@ static long server_cron(evloop *el, long long id, void *data) {
     db_active_expire(period_us / 4); /* at most 25% of the CPU, as Redis's slow cycle */
     latency_monitor_add("expire-cycle", (uint64_t)(ev_mono_us() - expire_t0) / 1000);
     db_cron_rehash(1000);
-    close_timedout_clients();
+    clients_cron();
     size_t used = zmalloc_used();
     if (used > srv.stat_peak_memory) srv.stat_peak_memory = used;
     info_cron_sample();

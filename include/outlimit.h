@@ -1,0 +1,30 @@
+/* outlimit.h - output buffer limits: client-output-buffer-limit per client
+ * class (normal, pubsub; ferry has no replicas) and the fixed cap on the
+ * output of a client that has not authenticated yet. */
+#ifndef FERRY_OUTLIMIT_H
+#define FERRY_OUTLIMIT_H
+
+#include <stddef.h>
+#include "client.h"
+
+/* Largest output an unauthenticated client may leave unread. Redis 7.0.15
+ * (CVE-2025-21605 fix) closes such a client as soon as anything spills past
+ * its 16 KB static reply buffer; ferry's ring has no such split, so the
+ * whole ring is held to the same 16 KB. */
+#define UNAUTH_OUTPUT_MAX (16 * 1024)
+
+/* The class whose client-output-buffer-limit applies to c (COB_NORMAL or
+ * COB_PUBSUB). */
+int client_output_class(const client *c);
+
+/* Checks c's staged output (plus `extra` bytes about to be staged) against
+ * its limits: the hard limit and the unauthenticated cap at once, the soft
+ * limit once exceeded continuously for more than its soft_seconds. On a
+ * breach the client is logged as Redis logs it and scheduled for closing
+ * (CF_CLOSE_ASAP; nothing more is written to it). Returns 1 if the client
+ * is (now or already) scheduled for closing, else 0. Clients without a
+ * socket are never limited. */
+int client_check_output_limits_extra(client *c, size_t extra);
+static inline int client_check_output_limits(client *c) { return client_check_output_limits_extra(c, 0); }
+
+#endif
