@@ -7,11 +7,12 @@
 #include <stddef.h>
 #include "client.h"
 
-/* Largest output an unauthenticated client may leave unread. Redis 7.0.15
- * (CVE-2025-21605 fix) closes such a client as soon as anything spills past
- * its 16 KB static reply buffer; ferry's ring has no such split, so the
- * whole ring is held to the same 16 KB. */
-#define UNAUTH_OUTPUT_MAX (16 * 1024)
+/* Redis counts only what spills past a client's 16 KB static reply
+ * buffer against the limits; ferry's ring has no such split, so the first
+ * OUTPUT_STATIC_ALLOWANCE bytes of the ring are not counted. A client that
+ * has not authenticated yet is closed as soon as anything is counted
+ * (Redis 7.0.15, CVE-2025-21605 fix: reply list over 1 KB, i.e. any spill). */
+#define OUTPUT_STATIC_ALLOWANCE (16 * 1024)
 
 /* The class whose client-output-buffer-limit applies to c (COB_NORMAL or
  * COB_PUBSUB). */

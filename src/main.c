@@ -15,6 +15,7 @@
 #include "zmalloc.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -132,24 +133,29 @@ static void make_runid(void) {
     srv.runid[40] = '\0';
 }
 
+/* Raises the descriptor limit for maxclients (+32 for the server itself),
+ * lowering maxclients when the OS refuses, as Redis does; returns the event
+ * loop size. maxclients <= 2^32-1 (config), so no sum here overflows, and
+ * an unlimited rlimit is never read as a negative number. */
 static int open_files_limit(void) {
     struct rlimit rl;
-    long want = (long)srv.cfg.maxclients + 32;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && (rlim_t)want > rl.rlim_cur) {
+    long long want = srv.cfg.maxclients + 32;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && (rlim_t)want > rl.rlim_cur) {
         rlim_t cur = (rlim_t)want < rl.rlim_max ? (rlim_t)want : rl.rlim_max;
         rl.rlim_cur = cur;
         setrlimit(RLIMIT_NOFILE, &rl);
         getrlimit(RLIMIT_NOFILE, &rl);
-        if ((long)rl.rlim_cur < want) {
+        if (rl.rlim_cur != RLIM_INFINITY && (long long)rl.rlim_cur < want) {
             long long newmax = (long long)rl.rlim_cur - 32;
             if (newmax < 1) newmax = 1;
-            server_log(LOG_WARNING_, "You requested maxclients of %lld requiring at least %ld max file descriptors. "
-                       "Server can't set maximum open files to %ld. maxclients is now %lld.",
+            server_log(LOG_WARNING_, "You requested maxclients of %lld requiring at least %lld max file descriptors. "
+                       "Server can't set maximum open files to %lld. maxclients is now %lld.",
                        srv.cfg.maxclients, want, want, newmax);
             srv.cfg.maxclients = newmax;
         }
     }
-    return (int)srv.cfg.maxclients + 128;
+    long long setsize = srv.cfg.maxclients + 128;
+    return setsize > INT_MAX ? INT_MAX : (int)setsize;
 }
 
 int main(int argc, char **argv) {

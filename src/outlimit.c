@@ -9,8 +9,7 @@
  * non-reading client can pin is bounded by about twice its hard limit, and a
  * soft limit is enforced even when the client sends nothing more.
  *
- * Differences from Redis 7.0, kept on purpose: the whole ring is counted
- * (Redis leaves its 16 KB static buffer out), and the soft limit is timed in
+ * Differences from Redis 7.0, kept on purpose: the soft limit is timed in
  * milliseconds (Redis: whole seconds) and is also checked from the cron.
  */
 #include "outlimit.h"
@@ -45,9 +44,10 @@ static int soft_limit_breached(client *c, const cob_limit *lim, unsigned long lo
 int client_check_output_limits_extra(client *c, size_t extra) {
     if (c->flags & CF_CLOSE_ASAP) return 1;
     if (c->fd < 0) return 0;
-    unsigned long long used = (unsigned long long)ring_used(&c->out) + extra;
+    unsigned long long staged = (unsigned long long)ring_used(&c->out) + extra;
+    unsigned long long used = staged > OUTPUT_STATIC_ALLOWANCE ? staged - OUTPUT_STATIC_ALLOWANCE : 0;
     const cob_limit *lim = &srv.cfg.cob[client_output_class(c)];
-    int breach = (lim->hard && used >= lim->hard) || (used > UNAUTH_OUTPUT_MAX && client_auth_required(c));
+    int breach = (lim->hard && used >= lim->hard) || (used > 0 && client_auth_required(c));
     if (soft_limit_breached(c, lim, used)) breach = 1;
     if (!breach) return 0;
     close_for_limits(c);
