@@ -580,8 +580,10 @@ static int set_precheck(int i, char **canon, char *err, size_t errlen) {
                 return -1;
             }
         }
-        /* the event loop is sized at start-up (maxclients + 128) */
-        if (srv.el && want + 128 > srv.el->setsize) {
+        /* the event loop grows with maxclients (+128, as at start-up); Redis
+         * grows it the same way and never shrinks it */
+        if (srv.el && want + 128 > srv.el->setsize &&
+            (want + 128 > INT_MAX || ev_resize(srv.el, (int)(want + 128)) == -1)) {
             snprintf(err, errlen, "The event loop API used by Redis is not able to handle the specified number of clients");
             return -1;
         }
