@@ -286,8 +286,8 @@ TEMPLATES = [
     ("SET k hello", "BITPOS k 1 {}", None),
     ("SET k hello", "BITPOS k 0 0 {}", None),
     ("SET k hello", "BITPOS k {} 0", None),
-    ("MSET a 1 b 2 c 3", "SCAN {}", None),
-    ("MSET a 1 b 2 c 3", "SCAN 0 COUNT {}", None),
+    ("SET a 1", "SCAN {}", None),  # one key: the order of several is hash-dependent
+    ("SET a 1", "SCAN 0 COUNT {}", None),
     ("SET k v", "SELECT {}", None),
     ("SET k v", "MOVE k {}", "EXISTS k"),
     ("SET k v", "COPY k k2 DB {}", "EXISTS k2"),
