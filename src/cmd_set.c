@@ -255,6 +255,7 @@ static void spop_with_count(client *c) {
     fset *s = set_of(n);
     uint64_t size = fset_size(s);
     if ((uint64_t)count >= size) { /* the whole set */
+        db_lookup_read(c->db, key.p, key.len); /* Redis replies through SUNION here: one more keyspace hit */
         reply_all(c, s, 1);
         db_delete(c->db, key.p, key.len);
     } else {

@@ -23,13 +23,14 @@
 #include "zmalloc.h"
 
 /* The sets named by keys[0..n): NULL for missing keys; *missing counts
- * them. Returns NULL after replying WRONGTYPE. The caller frees. */
-static fset **lookup_sets(client *c, const span *keys, int n, int write, int *missing) {
+ * them. Returns NULL after replying WRONGTYPE. The caller frees. Read
+ * lookups (hits and misses counted) even for the STORE forms, as Redis. */
+static fset **lookup_sets(client *c, const span *keys, int n, int *missing) {
     fset **sets = zmalloc(sizeof(fset *) * (size_t)n);
     *missing = 0;
     for (int j = 0; j < n; j++) {
         dnode *nd;
-        if (set_lookup(c, keys[j], write, &nd) < 0) {
+        if (set_lookup(c, keys[j], 0, &nd) < 0) {
             zfree(sets);
             return NULL;
         }
@@ -112,7 +113,7 @@ static void inter_sets(client *c, fset **sets, int n, int out, span dst, long lo
 
 static void inter_generic(client *c, const span *keys, int n, int out, span dst, long long limit) {
     int missing;
-    fset **sets = lookup_sets(c, keys, n, out == OUT_STORE, &missing);
+    fset **sets = lookup_sets(c, keys, n, &missing);
     if (!sets) return;
     if (missing) { /* an empty set: empty intersection */
         if (out == OUT_STORE) store_result(c, dst, fset_new_intset());
@@ -224,7 +225,7 @@ static fset *diff_of(fset **sets, int n) {
 
 static void union_diff_generic(client *c, const span *keys, int n, int is_union, const span *dst) {
     int missing;
-    fset **sets = lookup_sets(c, keys, n, dst != NULL, &missing);
+    fset **sets = lookup_sets(c, keys, n, &missing);
     if (!sets) return;
     fset *result = is_union ? union_of(sets, n) : diff_of(sets, n);
     zfree(sets);

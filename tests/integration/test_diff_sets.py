@@ -651,3 +651,37 @@ def test_random_program(pair, seed):
                     assert fc.command("OBJECT", "ENCODING", key) == rc.command("OBJECT", "ENCODING", key)
         finally:
             _reset(pair)
+
+
+def _hits_misses(srv):
+    with srv.client() as c:
+        raw = c.command("INFO", "stats")
+    stats = dict(line.split(b":", 1) for line in raw.split(b"\r\n") if b":" in line)
+    return int(stats[b"keyspace_hits"]), int(stats[b"keyspace_misses"])
+
+
+@pytest.mark.parametrize("steps", [
+    [["SADD", "s", "1"], ["SADD", "no2", "1"], ["SREM", "s", "x"], ["SREM", "no", "x"]],
+    [["SMEMBERS", "s"], ["SMEMBERS", "no"], ["SISMEMBER", "s", "1"], ["SISMEMBER", "no", "1"],
+     ["SMISMEMBER", "no", "1"], ["SCARD", "s"], ["SCARD", "no"]],
+    [["SPOP", "no"], ["SPOP", "no", "1"], ["SRANDMEMBER", "no"], ["SRANDMEMBER", "no", "2"],
+     ["SRANDMEMBER", "s", "5"], ["SPOP", "s", "5"]],
+    [["SMOVE", "no", "s", "1"], ["SMOVE", "s", "no", "zz"]],
+    [["SINTER", "s", "no"], ["SUNION", "s", "no"], ["SDIFF", "no", "s"], ["SINTERCARD", "2", "s", "no"]],
+    [["SINTERSTORE", "d", "s", "no"], ["SUNIONSTORE", "d", "s", "no"], ["SDIFFSTORE", "d", "no", "s"]],
+    [["SSCAN", "s", "0"], ["SSCAN", "no", "0"]],
+], ids=["write", "read", "random", "smove", "algebra", "store", "sscan"])
+def test_keyspace_hit_miss_accounting(pair, steps):
+    """The same commands count keyspace hits and misses (read lookups) as in
+    Redis: the INFO counters move by the same amounts on both servers."""
+    f, r = pair
+    for srv in pair:
+        with srv.client() as c:
+            c.command("FLUSHALL")
+            c.command("SADD", "s", "1", "2", "3")
+    before = [_hits_misses(s) for s in pair]
+    mismatches, transcript = run_steps(f.port, r.port, steps, flush=False)
+    assert not mismatches, format_report("hit_miss", mismatches, transcript)
+    after = [_hits_misses(s) for s in pair]
+    deltas = [(a[0] - b[0], a[1] - b[1]) for a, b in zip(after, before)]
+    assert deltas[0] == deltas[1], "ferry (hits, misses) delta %r, redis %r" % tuple(deltas)
