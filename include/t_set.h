@@ -69,6 +69,10 @@ void fset_iter_init(fset_iter *it, fset *s);
 int fset_iter_next(fset_iter *it, fset_member *m);   /* 0 at the end */
 void fset_iter_end(fset_iter *it);
 
+/* The same members in a freshly built set (intset if they are all
+ * integers and not too many, as SADD into a new key would make it); frees s. */
+fset *fset_rebuild(fset *s);
+
 /* A random member (the set must not be empty). */
 void fset_random(fset *s, fset_member *m);
 

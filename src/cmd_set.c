@@ -260,6 +260,9 @@ static void spop_with_count(client *c) {
         db_delete(c->db, key.p, key.len);
     } else {
         s = pop_some(c, s, (uint64_t)count);
+        /* When few members stay (5 * left <= count), Redis moves them to a
+         * new set instead: they may come back as an intset. */
+        if ((size - (uint64_t)count) * 5 <= (uint64_t)count) s = fset_rebuild(s);
         set_after_remove(c, key, n, s);
     }
     set_written(c->db, key, (uint64_t)count < size ? count : (long long)size);

@@ -210,6 +210,17 @@ void fset_random(fset *s, fset_member *m) {
 
 /* ---- whole-value operations and keyspace hooks ---------------------------- */
 
+fset *fset_rebuild(fset *s) {
+    fset *fresh = fset_new_intset();
+    fset_iter it;
+    fset_member m;
+    fset_iter_init(&it, s);
+    while (fset_iter_next(&it, &m)) fset_add_member(&fresh, &m);
+    fset_iter_end(&it);
+    fset_free(s);
+    return fresh;
+}
+
 void fset_free(fset *s) {
     if (!s) return;
     if (is_ht(s)) {
