@@ -78,8 +78,10 @@ void fset_random(fset *s, fset_member *m);
 
 /* For the hash-table form only (fset_encoding == ENC_HT): its dict. */
 dict *fset_dict(fset *s);
-/* For the intset form only: the intset, and replacing it. */
-struct intset *fset_intset(fset *s);
+/* For the intset form only (fset_encoding == ENC_INTSET): keep the members
+ * for which keep(v, ud) is nonzero (called in ascending order); returns
+ * the (moved) set. */
+fset *fset_intset_filter(fset *s, int (*keep)(int64_t v, void *ud), void *ud);
 
 /* A member from a dict node / an integer, as fset_member. */
 void fset_member_from_node(fset_member *m, const dnode *n);

@@ -15,7 +15,6 @@
 #include "command.h"
 #include "db.h"
 #include "frand.h"
-#include "intset.h"
 #include "reply.h"
 #include "server.h"
 #include "t_set.h"
@@ -211,7 +210,7 @@ static fset *pop_some(client *c, fset *s, uint64_t count) {
     reply_set(c, (long)count);
     if (fset_encoding(s) == ENC_INTSET) {
         intset_pop p = {{count, size}, c};
-        return (fset *)intset_filter(fset_intset(s), intset_pop_keep, &p);
+        return fset_intset_filter(s, intset_pop_keep, &p);
     }
     fset_member m;
     if (count * 3 <= size) { /* few: random picks, each removed at once */

@@ -34,7 +34,9 @@ static inline intset *as_is(const fset *s) { return (intset *)s; }
 static inline set_ht *as_ht(const fset *s) { return (set_ht *)s; }
 
 dict *fset_dict(fset *s) { return &as_ht(s)->d; }
-intset *fset_intset(fset *s) { return as_is(s); }
+fset *fset_intset_filter(fset *s, int (*keep)(int64_t v, void *ud), void *ud) {
+    return (fset *)intset_filter(as_is(s), keep, ud);
+}
 
 int fset_encoding(const fset *s) { return is_ht(s) ? ENC_HT : ENC_INTSET; }
 
