@@ -322,6 +322,10 @@ CASES = {
         cmd("CONFIG", "SET", "maxmemory", "1", conn=1),
         ("EXEC",), ("EXISTS", "a"),
     ],
+    "oom_checked_before_pubsub_context": [
+        MAXMEM_1, ("SUBSCRIBE", "ch"), ("SET", "a", "1"), ("GET", "a"), ("PING",), ("MULTI",),
+        ("SUBSCRIBE", "ch2"), ("RESET",), ("SET", "a", "1"),
+    ],
     "config_set_inside_exec_evicts_later": [
         ("CONFIG", "SET", "maxmemory-policy", "allkeys-random"),
         *[("SET", "k%d" % i, "v" * 100) for i in range(50)],
