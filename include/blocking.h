@@ -32,8 +32,9 @@ enum { UNBLOCK_TIMEOUT = 0, UNBLOCK_ERROR = 1, UNBLOCK_DISCONNECT = 2 };
 /* Parse a blocking timeout in (fractional) seconds into absolute unix ms, 0
  * meaning forever. Replies Redis 7.0's errors ("ERR timeout is not a float or
  * out of range", "ERR timeout is negative") and returns 0 on failure, 1 on
- * success. As in Redis 7.0, a timeout below 1 ms means forever, and so does
- * one too large to add to the clock (7.0 has no "out of range" error). */
+ * success. As in Redis 7.0 the milliseconds are rounded up (0.0001 s waits
+ * 1 ms, -0.0001 s rounds to 0: forever), and a timeout too large to add to
+ * the clock means forever (7.0 has no "out of range" error). */
 int blocking_parse_timeout(client *c, span arg, int64_t *deadline_ms);
 /* May this call block? Not inside MULTI/EXEC (the command then behaves as
  * if it timed out at once). */

@@ -34,6 +34,7 @@
 #include "util.h"
 #include "zmalloc.h"
 #include <limits.h>
+#include <math.h>
 #include <string.h>
 
 typedef struct bkey bkey;
@@ -90,10 +91,11 @@ int blocking_parse_timeout(client *c, span arg, int64_t *deadline_ms) {
         reply_error(c, "ERR timeout is not a float or out of range");
         return 0;
     }
-    /* Redis casts seconds * 1000 to long long; on x86-64 a value out of
-     * range (or infinite) becomes LLONG_MIN, hence "negative". */
-    long double ms = secs * 1000.0;
-    long long t = (ms > -9223372036854775808.0L && ms < 9223372036854775808.0L) ? (long long)ms : LLONG_MIN;
+    /* Redis 7.0 rounds seconds * 1000 up (ceill) and casts it to long long;
+     * on x86-64 a value out of range (or infinite) becomes LLONG_MIN, hence
+     * "negative". -0.0001 rounds up to 0: forever; 0.0001 to 1 ms. */
+    long double ms = ceill(secs * 1000.0L);
+    long long t = (ms >= -9223372036854775808.0L && ms < 9223372036854775808.0L) ? (long long)ms : LLONG_MIN;
     if (t < 0) {
         reply_error(c, "ERR timeout is negative");
         return 0;
