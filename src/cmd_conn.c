@@ -515,7 +515,9 @@ static void client_getredir(client *c) { reply_int(c, -1); }
 /* CLIENT UNBLOCK id [TIMEOUT|ERROR]: the reason is checked before the id. */
 static void client_unblock(client *c) {
     if (c->argc > 4) {
-        reply_error(c, "ERR unknown subcommand or wrong number of arguments for 'unblock'. Try CLIENT HELP.");
+        char sub[129];
+        reply_errorf(c, "ERR unknown subcommand or wrong number of arguments for '%s'. Try CLIENT HELP.",
+                     span_cstr(sub, sizeof sub, c->argv[1]));
         return;
     }
     int why = UNBLOCK_TIMEOUT;
