@@ -141,18 +141,23 @@ def test_timeout_rounding_and_order(pair):
 
 
 def test_timeout_accuracy(ferry):
-    """Timeouts fire within a few ms of the deadline (own timer, not the
-    100 ms cron): 20 short waits, each checked."""
+    """Timeouts fire within a few ms of the deadline (ferry arms a timer for
+    the earliest deadline; with only the 100 ms cron the median lateness
+    would be ~50 ms, as redis-server's is at hz 10): 20 short waits, none
+    early, median lateness under 15 ms (the bound on the worst one only
+    guards against a lost wakeup: shared CI machines stall now and then)."""
     c = RawClient(ferry.port, timeout=5)
     try:
-        worst = 0.0
+        lates = []
         for ms in (10, 25, 40, 55, 70) * 4:
             t0 = time.monotonic()
             assert c.command("BLPOP", "k", "%.3f" % (ms / 1000)) == b"*-1\r\n"
             late = time.monotonic() - t0 - ms / 1000
             assert late >= -0.001, "timed out %.1f ms early" % (-late * 1000)
-            worst = max(worst, late)
-        assert worst < 0.05, "worst lateness %.1f ms" % (worst * 1000)
+            lates.append(late)
+        lates.sort()
+        assert lates[len(lates) // 2] < 0.015, "median lateness %.1f ms" % (lates[len(lates) // 2] * 1000)
+        assert lates[-1] < 0.25, "worst lateness %.1f ms" % (lates[-1] * 1000)
     finally:
         c.close()
 
