@@ -55,6 +55,12 @@ typedef struct tl_iter {
 } tl_iter;
 
 tlist *tl_new(void);
+/* A new list whose first chunk already has room for `count` elements of
+ * `bytes` bytes in all pushed at `where` (within the chunk size limit): a
+ * list created by one multi-element push gets a chunk of the right size at
+ * once. Push at least one element before anything else (the chunk is empty
+ * until then). */
+tlist *tl_new_reserved(int where, size_t count, size_t bytes);
 void tl_free(tlist *l);
 tlist *tl_dup(const tlist *l);
 size_t tl_mem(const tlist *l);          /* bytes allocated */

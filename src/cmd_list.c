@@ -56,8 +56,7 @@ static int lookup_list(client *c, span key, int read, dnode **out) {
     return 1;
 }
 
-static tlist *create_list(client *c, span key) {
-    tlist *l = tl_new();
+static tlist *create_list(client *c, span key, tlist *l) {
     db_add_ptr(c->db, key.p, key.len, OBJ_LIST, ENC_QUICKLIST, l, -1);
     signal_key_ready(c->db, key.p, key.len);
     return l;
@@ -120,7 +119,9 @@ static void push_generic(client *c, int where, int xx) {
             reply_int(c, 0);
             return;
         }
-        l = create_list(c, key);
+        size_t bytes = 0;
+        for (int j = 2; j < c->argc; j++) bytes += c->argv[j].len;
+        l = create_list(c, key, tl_new_reserved(where, (size_t)(c->argc - 2), bytes));
     } else {
         l = list_of(n);
     }
@@ -466,7 +467,7 @@ static void move_one(client *c, dnode *sn, span src, span dst, int wf, int wt) {
     size_t vlen = e.len;
     memcpy(val, e.p, vlen);
     tl_pop_n(sl, wf, 1);
-    tlist *dl = dn ? list_of(dn) : create_list(c, dst);
+    tlist *dl = dn ? list_of(dn) : create_list(c, dst, tl_new());
     touch_watched_key(c->db, dst.p, dst.len);
     tl_push(dl, wt, val, vlen);
     reply_bulk(c, val, vlen);

@@ -328,6 +328,20 @@ tlist *tl_new(void) {
     return l;
 }
 
+tlist *tl_new_reserved(int where, size_t count, size_t bytes) {
+    tlist *l = tl_new();
+    size_t D = count + count / 16, S = bytes; /* one descriptor byte each, a few longer */
+    size_t lim = byte_limit() - CH_HDR;
+    if (D + S > lim) { /* the first chunk holds what fits */
+        D = D * lim / (D + S);
+        S = lim - D;
+    }
+    lchunk *c = chunk_alloc(D + S);
+    layout(c, 0, 0, (uint32_t)D, (uint32_t)S, where);
+    link_after(l, NULL, c);
+    return l;
+}
+
 void tl_free(tlist *l) {
     if (!l) return;
     lchunk *c = l->head;

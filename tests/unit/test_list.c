@@ -280,3 +280,31 @@ Test(t_list, memory_per_element_is_small) {
     cr_assert(tl_mem(l) == zmalloc_used() - before);
     tl_free(l);
 }
+
+Test(t_list, reserved_first_chunk_fits_one_push_command) {
+    long long fills[] = {-2, -1, 4};
+    for (size_t fi = 0; fi < sizeof fills / sizeof fills[0]; fi++) {
+        set_fill(fills[fi]);
+        for (int where = TL_HEAD; where <= TL_TAIL; where++) {
+            for (size_t count = 1; count <= 3000; count *= 7) {
+                char buf[32];
+                size_t bytes = 0;
+                for (size_t i = 0; i < count; i++) bytes += (size_t)snprintf(buf, sizeof buf, "e%zu", i);
+                size_t before = zmalloc_used();
+                tlist *l = tl_new_reserved(where, count, bytes);
+                ref r = {0};
+                for (size_t i = 0; i < count; i++) {
+                    size_t n = (size_t)snprintf(buf, sizeof buf, "e%zu", i);
+                    tl_push(l, where, buf, n);
+                    ref_insert(&r, where == TL_HEAD ? 0 : r.n, buf, n);
+                }
+                check_equal(l, &r, "reserved pushes");
+                if (count == 49 && fills[fi] == -2) /* one exact chunk: no growth copies, little slack */
+                    cr_assert(zmalloc_used() - before <= sizeof(void *) * 4 + 48 + 40 + bytes + count + 16,
+                              "%zu bytes for %zu elements", zmalloc_used() - before, count);
+                tl_free(l);
+                ref_free(&r);
+            }
+        }
+    }
+}
