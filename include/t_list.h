@@ -92,6 +92,11 @@ void tl_iter_delete(tl_iter *it);
  * tail either way). Ends the iteration. */
 void tl_iter_insert(tl_iter *it, int after, const char *s, size_t n);
 
+/* After deleting many elements from the middle (LREM): merge neighbouring
+ * chunks that fit in half a chunk together and give back unused capacity.
+ * O(chunks). */
+void tl_tidy(tlist *l);
+
 /* Check the structure (tests): counts, positions, links. 1 if consistent. */
 int tl_check(const tlist *l);
 

@@ -316,7 +316,10 @@ static void cmd_lrem(client *c) {
         removed++;
         if (limit && (unsigned long long)removed == limit) break;
     }
-    if (removed) written(c, key, removed);
+    if (removed) {
+        written(c, key, removed);
+        tl_tidy(l);
+    }
     delete_if_empty(c, key, l);
     reply_int(c, removed);
 }

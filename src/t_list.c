@@ -716,6 +716,35 @@ void tl_iter_insert(tl_iter *it, int after, const char *s, size_t n) {
     it->has_cur = 0;
 }
 
+/* ---- tidying after deletions ------------------------------------------------------ */
+
+/* One chunk holding c's entries then n's (its right neighbour), replacing both. */
+static lchunk *merge_next(tlist *l, lchunk *c) {
+    lchunk *n = c->next;
+    size_t D1 = c->le - c->ls, S1 = c->de - c->ds, D2 = n->le - n->ls, S2 = n->de - n->ds;
+    lchunk *m = chunk_alloc(choose_cap(D1 + D2 + S1 + S2, 1));
+    layout(m, D1 + D2, S1 + S2, 0, 0, -1);
+    memcpy(m->buf + m->ls, c->buf + c->ls, D1);
+    memcpy(m->buf + m->ls + D1, n->buf + n->ls, D2);
+    memcpy(m->buf + m->ds, c->buf + c->ds, S1);
+    memcpy(m->buf + m->ds + S1, n->buf + n->ds, S2);
+    m->count = c->count + n->count;
+    unlink_free(l, n);
+    replace_link(l, c, m);
+    zfree(c);
+    return m;
+}
+
+void tl_tidy(tlist *l) {
+    size_t half = (byte_limit() - CH_HDR) / 2;
+    for (lchunk *c = l->head; c; c = c->next) {
+        while (c->next && used(c) + used(c->next) <= half &&
+               (uint64_t)c->count + c->next->count <= count_limit())
+            c = merge_next(l, c);
+        c = maybe_shrink(l, c);
+    }
+}
+
 /* ---- consistency check (tests) --------------------------------------------------- */
 
 static int chunk_ok(const lchunk *c) {

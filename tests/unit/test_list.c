@@ -256,6 +256,8 @@ Test(t_list, random_operations_against_reference) {
                 tlist *d = tl_dup(l);
                 check_equal(d, &r, "dup");
                 tl_free(d);
+            } else if (op == 9 && rand() % 3 == 0) {
+                tl_tidy(l);
             }
             if (step % 50 == 0) check_equal(l, &r, "random step");
         }
@@ -307,4 +309,39 @@ Test(t_list, reserved_first_chunk_fits_one_push_command) {
             }
         }
     }
+}
+
+Test(t_list, tidy_after_deleting_most_elements_gives_memory_back) {
+    set_fill(-2);
+    size_t before = zmalloc_used();
+    tlist *l = tl_new();
+    ref r = {0};
+    char buf[32];
+    for (int i = 0; i < 50000; i++) {
+        size_t n = (size_t)snprintf(buf, sizeof buf, "item-%d", i % 10);
+        tl_push(l, TL_TAIL, buf, n);
+        ref_insert(&r, r.n, buf, n);
+    }
+    size_t full = zmalloc_used() - before;
+    size_t chunks = tl_chunks(l);
+    tl_needle nd;
+    tl_needle_init(&nd, "item-3", 6);
+    tl_iter it;
+    tl_iter_init(&it, l, 0, TL_TAIL);
+    size_t at = 0;
+    while (tl_iter_next(&it, NULL)) { /* keep only "item-3" */
+        if (tl_iter_eq(&it, &nd)) {
+            at++;
+            continue;
+        }
+        tl_iter_delete(&it);
+        ref_delete(&r, at);
+    }
+    tl_tidy(l);
+    check_equal(l, &r, "tidy");
+    size_t after = zmalloc_used() - before;
+    cr_assert(after * 5 < full, "%zu bytes after keeping 10%% (was %zu)", after, full);
+    cr_assert(tl_chunks(l) * 4 < chunks, "%zu chunks (was %zu)", tl_chunks(l), chunks); /* merged up to half full */
+    tl_free(l);
+    ref_free(&r);
 }
