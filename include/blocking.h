@@ -68,5 +68,7 @@ void unblock_client(client *c, int why);
 void blocking_handle_timeouts(int64_t now_ms);
 /* Blocked clients (INFO blocked_clients, CLIENT LIST flags=b). */
 size_t blocking_count(void);
+/* Blocked clients with a deadline (INFO clients_in_timeout_table). */
+size_t blocking_timeout_count(void);
 
 #endif

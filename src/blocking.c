@@ -111,6 +111,8 @@ int blocking_allowed(const client *c) { return !(c->flags & CF_EXECUTING_EXEC); 
 
 size_t blocking_count(void) { return srv.blocked_clients; }
 
+size_t blocking_timeout_count(void) { return heap_n; }
+
 int blocking_serving_key(const client *c, span *key) {
     if (rerun.c != c || !rerun.k) return 0;
     key->p = dn_key(rerun.k->node) + 4;

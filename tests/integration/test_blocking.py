@@ -356,8 +356,9 @@ def test_blocked_clients_info_and_client_list(pair):
         ida = a.command("CLIENT", "ID").decode()[1:].strip()
         out = [s.info_field("blocked_clients")]
         blocked_send(s, a, "BLPOP", "k", "0", n_blocked=1)
-        blocked_send(s, b, "BLMPOP", "0", "1", "k2", "LEFT", n_blocked=2)
+        blocked_send(s, b, "BLMPOP", "30", "1", "k2", "LEFT", n_blocked=2)
         out.append(s.info_field("blocked_clients"))
+        out.append(s.info_field("clients_in_timeout_table"))
         for line in p.command("CLIENT", "LIST").decode().split("\n")[1:]:
             if line.startswith("id=%s " % ida):
                 out.append(re.search(r" flags=(\S+)", line).group(1))
@@ -370,7 +371,7 @@ def test_blocked_clients_info_and_client_list(pair):
         return out
 
     got = both(pair, scenario)
-    assert got[:4] == ["0", "2", "b", "blpop"]
+    assert got[:5] == ["0", "2", "1", "b", "blpop"]
 
 
 # ------------------------------------------------------------------ pipelining
