@@ -17,6 +17,7 @@
 #include "db.h"
 #include "latency.h"
 #include "pubsub.h"
+#include "outlimit.h"
 #include "reply.h"
 #include "server.h"
 #include "zmalloc.h"
@@ -109,6 +110,10 @@ void client_close_async(client *c) {
 }
 
 void client_set_db(client *c, int id) { c->db = db_get(id); }
+
+int client_auth_required(const client *c) {
+    return !(c->flags & CF_AUTHENTICATED) && srv.cfg.requirepass && srv.cfg.requirepass[0];
+}
 
 void client_mark_pending(client *c) {
     if (c->flags & CF_PENDING_WRITE) return;
@@ -299,11 +304,14 @@ static int window_run(client *c, window *w, const char *buf, size_t *pos) {
 
 /* Parse and execute every complete request in buf[*pos, len). */
 static void process_buffer(client *c, char *buf, size_t *pos, size_t len) {
-    resp_limits lim = {srv.cfg.proto_max_bulk_len, RESP_MAX_ARGS, RESP_INLINE_MAX};
+    resp_limits lim = {srv.cfg.proto_max_bulk_len, RESP_MAX_ARGS, RESP_INLINE_MAX, 0};
     uint64_t before = srv.stats.numcommands;
     window w;
     while (*pos < len) {
         if (must_stop(c)) break;
+        /* AUTH, HELLO and RESET end a window, so this is current for every
+         * request the window parses */
+        lim.unauthenticated = client_auth_required(c);
         window_fill(c, &w, buf, *pos, len, &lim);
         if (w.n == 0 && w.stop == RESP_ERROR) {
             protocol_error(c);
@@ -313,6 +321,7 @@ static void process_buffer(client *c, char *buf, size_t *pos, size_t len) {
         if (!window_run(c, &w, buf, pos) || w.stop == RESP_INCOMPLETE) break;
     }
     command_stats_flush();
+    client_check_output_limits(c);
     uint64_t ran = srv.stats.numcommands - before;
     if (ran) {
         srv.stats.batches++;

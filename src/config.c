@@ -294,7 +294,9 @@ static int cob_parse_into(const char *s, cob_limit *cob, char *err, size_t errle
         if (cls < 0) {
             msg = "Invalid client class specified in buffer limit configuration.";
         } else if (!parse_mem(tok[i + 1], &hard) || !parse_mem(tok[i + 2], &soft) ||
-                   !parse_lax_ll(tok[i + 3], &secs) || secs < 0) {
+                   !parse_lax_ll(tok[i + 3], &secs) || secs < 0 || secs > INT_MAX) {
+            /* Redis keeps soft_seconds in an int: 2^31..2^32-1 are refused
+             * there too (larger values wrap in Redis; refused here) */
             msg = "Error in hard, soft or soft_seconds setting in buffer limit configuration.";
         } else {
             tmp[cls].hard = hard;

@@ -580,8 +580,10 @@ static int set_precheck(int i, char **canon, char *err, size_t errlen) {
                 return -1;
             }
         }
-        /* the event loop is sized at start-up (maxclients + 128) */
-        if (srv.el && want + 128 > srv.el->setsize) {
+        /* the event loop grows with maxclients (+128, as at start-up); Redis
+         * grows it the same way and never shrinks it */
+        if (srv.el && want + 128 > srv.el->setsize &&
+            (want + 128 > INT_MAX || ev_resize(srv.el, (int)(want + 128)) == -1)) {
             snprintf(err, errlen, "The event loop API used by Redis is not able to handle the specified number of clients");
             return -1;
         }
@@ -617,17 +619,17 @@ static void config_set_cmd(client *c) {
     for (int k = 0; k < n; k++) {
         span nm = c->argv[2 + 2 * k];
         int i = idx[k] = config_lookup(nm.p, nm.len);
-        const char *cname = i >= 0 ? config_name(i) : NULL;
         if (i < 0) {
             reply_errorf(c, "ERR Unknown option or number of arguments for CONFIG SET - '%.*s'", (int)nm.len, nm.p);
             goto out;
         }
+        /* these two name the argument as typed, as Redis does */
         if ((config_flags(i) & CFG_PROT) && !protected_allowed(c)) {
-            set_fail(c, cname, strlen(cname), "can't set protected config");
+            set_fail(c, nm.p, nm.len, "can't set protected config");
             goto out;
         }
         if (config_flags(i) & CFG_IMM) {
-            set_fail(c, cname, strlen(cname), "can't set immutable config");
+            set_fail(c, nm.p, nm.len, "can't set immutable config");
             goto out;
         }
         for (int j = 0; j < k; j++)
