@@ -6,6 +6,7 @@
  * in MULTI, maxmemory (evict, or refuse with OOM), the RESP2 pub/sub context,
  * then MULTI queueing, and finally calls the command with per-command statistics. */
 #include "command.h"
+#include "blocking.h"
 #include "reply.h"
 #include "server.h"
 #include "dict.h"
@@ -298,6 +299,7 @@ void command_dispatch_resolved(client *c, command *cmd) {
         cmd && !srv.cfg.maxmemory && command_arity_ok(cmd, c->argc)) {
         command_call(c, cmd);
         c->flags &= ~CF_REPLY_SKIP;
+        if (blocking_ready_pending) blocking_handle_ready();
         return;
     }
     if (c->flags & CF_REPLY_SKIP_NEXT) {
@@ -349,6 +351,7 @@ void command_dispatch_resolved(client *c, command *cmd) {
         goto done;
     }
     command_call(c, cmd);
+    if (blocking_ready_pending) blocking_handle_ready();
 done:
     c->flags &= ~CF_REPLY_SKIP;
 }

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "info.h"
+#include "blocking.h"
 #include "latency.h"
 #include "sbuf.h"
 #include "client.h"
@@ -230,8 +231,8 @@ static void sec_clients(sbuf *b) {
     sb_addf(b,
               "connected_clients:%zu\r\ncluster_connections:0\r\nmaxclients:%lld\r\n"
               "client_recent_max_input_buffer:%zu\r\nclient_recent_max_output_buffer:%zu\r\n"
-              "blocked_clients:%zu\r\ntracking_clients:0\r\nclients_in_timeout_table:0\r\n",
-              n, srv.cfg.maxclients, max_in, max_out, srv.blocked_clients);
+              "blocked_clients:%zu\r\ntracking_clients:0\r\nclients_in_timeout_table:%zu\r\n",
+              n, srv.cfg.maxclients, max_in, max_out, srv.blocked_clients, blocking_timeout_count());
 }
 
 static void sec_memory(sbuf *b) {

@@ -1,5 +1,6 @@
 /* main.c - ferry-server entry point: configuration, start-up, the cron
  * timer, signals, and clean shutdown. */
+#include "blocking.h"
 #include "client.h"
 #include "command.h"
 #include "config.h"
@@ -90,6 +91,7 @@ static long server_cron(evloop *el, long long id, void *data) {
     latency_monitor_add("expire-cycle", (uint64_t)(ev_mono_us() - expire_t0) / 1000);
     db_cron_rehash(1000);
     clients_cron();
+    blocking_handle_timeouts(srv.now_ms);
     size_t used = zmalloc_used();
     if (used > srv.stat_peak_memory) srv.stat_peak_memory = used;
     info_cron_sample();
@@ -110,6 +112,7 @@ static void free_closed_clients(void) {
 }
 
 static void before_sleep(evloop *el) {
+    blocking_before_sleep();
     free_closed_clients();
     clients_flush_pending();
     free_closed_clients();
