@@ -46,7 +46,8 @@ unsigned char *lp_prepend(unsigned char *lp, const char *s, size_t n);
 /* Delete count entries starting at off (fewer if the end comes first).
  * The entry that followed them now starts at off (or off == end). */
 unsigned char *lp_delete(unsigned char *lp, size_t off, uint32_t count);
-/* Replace the entry at off with s[0..n); it still starts at off. */
+/* Replace the entry at off with s[0..n); it still starts at off. For insert
+ * and replace, s must not point into lp (it may move). */
 unsigned char *lp_replace(unsigned char *lp, size_t off, const char *s, size_t n);
 /* The first entry at or after off, visiting every (skip+1)-th entry (skip=1
  * looks at fields only in a field/value listpack), whose bytes equal s[0..n);
