@@ -9,6 +9,7 @@
 #include "server.h"
 #include "dict.h"
 #include "latency.h"
+#include "t_zset.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -113,6 +114,7 @@ void commands_init(void) {
     register_group(list_commands);
     register_group(set_commands);
     register_group(zset_commands);
+    zset_register_type();
     register_group(pubsub_commands);
 }
 

@@ -271,8 +271,21 @@ dnode *zsl_by_rank(const zskiplist *zsl, unsigned long rank) {
 
 /* ---- ranges --------------------------------------------------------------- */
 
+/* Could the list hold elements of the range (not empty, last >= min,
+ * first <= max)? */
+static int may_hold_score(const zskiplist *zsl, const zscore_range *r) {
+    if (zscore_range_empty(r) || !zsl->tail) return 0;
+    return zscore_gte_min(zsn_score(zsl->tail), r) && zscore_lte_max(zsn_score(zsl_first(zsl)), r);
+}
+
+static int may_hold_lex(const zskiplist *zsl, const zlex_range *r) {
+    const dnode *t = zsl->tail, *h = zsl_first(zsl);
+    if (zlex_range_empty(r) || !t) return 0;
+    return zlex_gte_min(zsn_member(t), zsn_len(t), r) && zlex_lte_max(zsn_member(h), zsn_len(h), r);
+}
+
 dnode *zsl_first_in_score(const zskiplist *zsl, const zscore_range *r) {
-    if (zscore_range_empty(r) || !zsl->tail || !zscore_gte_min(zsn_score(zsl->tail), r)) return NULL;
+    if (!may_hold_score(zsl, r)) return NULL;
     dnode *p = zsl->header, *f;
     for (int i = zsl->level - 1; i >= 0; i--)
         while ((f = zsn_fwd(p, i)) && !zscore_gte_min(zsn_score(f), r)) p = f;
@@ -281,8 +294,7 @@ dnode *zsl_first_in_score(const zskiplist *zsl, const zscore_range *r) {
 }
 
 dnode *zsl_last_in_score(const zskiplist *zsl, const zscore_range *r) {
-    dnode *first = zsl_first(zsl);
-    if (zscore_range_empty(r) || !first || !zscore_lte_max(zsn_score(first), r)) return NULL;
+    if (!may_hold_score(zsl, r)) return NULL;
     dnode *p = zsl->header, *f;
     for (int i = zsl->level - 1; i >= 0; i--)
         while ((f = zsn_fwd(p, i)) && zscore_lte_max(zsn_score(f), r)) p = f;
@@ -290,8 +302,7 @@ dnode *zsl_last_in_score(const zskiplist *zsl, const zscore_range *r) {
 }
 
 dnode *zsl_first_in_lex(const zskiplist *zsl, const zlex_range *r) {
-    dnode *t = zsl->tail;
-    if (zlex_range_empty(r) || !t || !zlex_gte_min(zsn_member(t), zsn_len(t), r)) return NULL;
+    if (!may_hold_lex(zsl, r)) return NULL;
     dnode *p = zsl->header, *f;
     for (int i = zsl->level - 1; i >= 0; i--)
         while ((f = zsn_fwd(p, i)) && !zlex_gte_min(zsn_member(f), zsn_len(f), r)) p = f;
@@ -300,8 +311,7 @@ dnode *zsl_first_in_lex(const zskiplist *zsl, const zlex_range *r) {
 }
 
 dnode *zsl_last_in_lex(const zskiplist *zsl, const zlex_range *r) {
-    dnode *h = zsl_first(zsl);
-    if (zlex_range_empty(r) || !h || !zlex_lte_max(zsn_member(h), zsn_len(h), r)) return NULL;
+    if (!may_hold_lex(zsl, r)) return NULL;
     dnode *p = zsl->header, *f;
     for (int i = zsl->level - 1; i >= 0; i--)
         while ((f = zsn_fwd(p, i)) && zlex_lte_max(zsn_member(f), zsn_len(f), r)) p = f;
