@@ -12,6 +12,7 @@
  * until the output drains below OUT_LOW_WATER. Replies are never dropped.
  */
 #include "client.h"
+#include "blocking.h"
 #include "command.h"
 #include "db.h"
 #include "latency.h"
@@ -72,6 +73,7 @@ static void unlink_pending(client *c) {
 
 void client_free(client *c) {
     if (srv.current_client == c) srv.current_client = NULL;
+    unblock_client(c, UNBLOCK_DISCONNECT);
     unlink_pending(c);
     if (c->flags & CF_CLOSE_ASAP) {
         client **pp = &srv.close_list;
@@ -187,7 +189,7 @@ typedef struct window {
 } window;
 
 static inline int must_stop(client *c) {
-    return (c->flags & (CF_CLOSE_AFTER_REPLY | CF_CLOSE_ASAP)) || over_high_water(c);
+    return (c->flags & (CF_CLOSE_AFTER_REPLY | CF_CLOSE_ASAP | CF_BLOCKED)) || over_high_water(c);
 }
 
 /* Record the request the parser just completed (buf[off, end)): resolve its
@@ -474,6 +476,7 @@ size_t client_info_line(client *c, char *buf, size_t cap) {
     char flags[16];
     size_t f = 0;
     if (c->flags & CF_MULTI) flags[f++] = 'x';
+    if (c->flags & CF_BLOCKED) flags[f++] = 'b';
     if (c->flags & CF_DIRTY_CAS) flags[f++] = 'd';
     if (c->flags & CF_CLOSE_AFTER_REPLY) flags[f++] = 'c';
     if (c->flags & CF_CLOSE_ASAP) flags[f++] = 'A';

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blocking.h"
 #include "client.h"
 #include "command.h"
 #include "db.h"
@@ -511,6 +512,37 @@ static void client_unpause(client *c) { reply_ok(c); }
 /* Client-side caching is never enabled: the answers of a client without it. */
 static void client_getredir(client *c) { reply_int(c, -1); }
 
+/* CLIENT UNBLOCK id [TIMEOUT|ERROR]: the reason is checked before the id. */
+static void client_unblock(client *c) {
+    if (c->argc > 4) {
+        char sub[129];
+        reply_errorf(c, "ERR unknown subcommand or wrong number of arguments for '%s'. Try CLIENT HELP.",
+                     span_cstr(sub, sizeof sub, c->argv[1]));
+        return;
+    }
+    int why = UNBLOCK_TIMEOUT;
+    if (c->argc == 4) {
+        if (span_eq_nocase(c->argv[3], "error")) why = UNBLOCK_ERROR;
+        else if (!span_eq_nocase(c->argv[3], "timeout")) {
+            reply_error(c, "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+            return;
+        }
+    }
+    long long id;
+    if (!str_to_ll(c->argv[2].p, c->argv[2].len, &id)) {
+        reply_err_notint(c);
+        return;
+    }
+    for (client *t = srv.clients; t; t = t->next) {
+        if (t->id == (uint64_t)id && (t->flags & CF_BLOCKED)) {
+            unblock_client(t, why);
+            reply_int(c, 1);
+            return;
+        }
+    }
+    reply_int(c, 0);
+}
+
 static void client_trackinginfo(client *c) {
     reply_map(c, 3);
     reply_bulk_cstr(c, "flags");
@@ -568,6 +600,8 @@ static const char *const client_help_lines[] = {
     "    Set client meta attr. Options are:",
     "    * LIB-NAME: the client lib name.",
     "    * LIB-VER: the client lib version.",
+    "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+    "    Unblock the specified blocked client.",
     "TRACKINGINFO",
     "    Report tracking status for the current connection.",
     "NO-EVICT (ON|OFF)",
@@ -620,6 +654,9 @@ static command client_subcommands[] = {
     SUB("setname", client_setname, 3, F_CLI, "slow connection", "Set the current connection name", "2.6.9", "O(1)"),
     SUB("trackinginfo", client_trackinginfo, 2, F_CLI, "slow connection",
         "Return information about server assisted client side caching for the current connection", "6.2.0", "O(1)"),
+    SUB("unblock", client_unblock, -3, F_CLI_ADMIN, "admin slow dangerous connection",
+        "Unblock a client blocked in a blocking command from a different connection", "5.0.0",
+        "O(log N) where N is the number of client connections"),
     SUB("unpause", client_unpause, 2, F_CLI_ADMIN, "admin slow dangerous connection",
         "Resume processing of clients that were paused", "6.2.0", "O(N) Where N is the number of paused clients"),
     {0},

@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <stdint.h>
 #include <string.h>
+#include "blocking.h"
 #include "client.h"
 #include "command.h"
 #include "db.h"
@@ -169,7 +170,8 @@ static void rename_generic(client *c, int nx) {
         db_delete(d, dst.p, dst.len);
     }
     dnode *n = db_unlink_node(d, src.p, src.len);
-    db_insert_node(d, n, dst.p, dst.len);   /* keeps value, expiry, lru */
+    n = db_insert_node(d, n, dst.p, dst.len);   /* keeps value, expiry, lru */
+    if (n->type == OBJ_LIST || n->type == OBJ_ZSET) signal_key_ready(d, dst.p, dst.len);
     touch_watched_key(d, src.p, src.len);
     touch_watched_key(d, dst.p, dst.len);
     srv.dirty++;
@@ -220,6 +222,7 @@ static void cmd_copy(client *c) {
         copy = exp == -1 ? db_persist(dst, copy) : db_set_expire(dst, copy, exp);
     copy->lru = srv.lruclock;                      /* a new object */
     copy->lfu = 5;                                 /* LFU_INIT_VAL, as db.c */
+    if (copy->type == OBJ_LIST || copy->type == OBJ_ZSET) signal_key_ready(dst, newkey.p, newkey.len);
     if (copy->type == OBJ_STRING && copy->enc == ENC_INT) copy->flags |= DN_NOSHARE;
     touch_watched_key(dst, newkey.p, newkey.len);
     srv.dirty++;
@@ -245,7 +248,8 @@ static void cmd_move(client *c) {
         return;
     }
     dnode *n = db_unlink_node(src, k.p, k.len);
-    db_insert_node(dst, n, k.p, k.len);
+    n = db_insert_node(dst, n, k.p, k.len);
+    if (n->type == OBJ_LIST || n->type == OBJ_ZSET) signal_key_ready(dst, k.p, k.len);
     touch_watched_key(src, k.p, k.len);
     touch_watched_key(dst, k.p, k.len);
     srv.dirty++;
@@ -446,6 +450,8 @@ static void cmd_swapdb(client *c) {
         db_swap(da, dbb);
         touch_all_watched_keys(da);
         touch_all_watched_keys(dbb);
+        blocking_signal_db(da);
+        blocking_signal_db(dbb);
     }
     srv.dirty++;
     reply_ok(c);

@@ -5,6 +5,7 @@
  * unknown command / subcommand, arity, authentication, then MULTI queueing,
  * and finally calls the command with per-command statistics. */
 #include "command.h"
+#include "blocking.h"
 #include "reply.h"
 #include "server.h"
 #include "dict.h"
@@ -292,6 +293,7 @@ void command_dispatch_resolved(client *c, command *cmd) {
         command_arity_ok(cmd, c->argc)) {
         command_call(c, cmd);
         c->flags &= ~CF_REPLY_SKIP;
+        if (blocking_ready_pending) blocking_handle_ready();
         return;
     }
     if (c->flags & CF_REPLY_SKIP_NEXT) {
@@ -333,6 +335,7 @@ void command_dispatch_resolved(client *c, command *cmd) {
         goto done;
     }
     command_call(c, cmd);
+    if (blocking_ready_pending) blocking_handle_ready();
 done:
     c->flags &= ~CF_REPLY_SKIP;
 }

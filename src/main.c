@@ -1,5 +1,6 @@
 /* main.c - ferry-server entry point: configuration, start-up, the cron
  * timer, signals, and clean shutdown. */
+#include "blocking.h"
 #include "client.h"
 #include "command.h"
 #include "config.h"
@@ -42,7 +43,7 @@ static void close_timedout_clients(void) {
     if (srv.cfg.timeout <= 0) return;
     int64_t limit = srv.cfg.timeout * 1000;
     for (client *c = srv.clients; c; c = c->next) {
-        if (c->fd < 0 || (c->flags & CF_CLOSE_ASAP)) continue;
+        if (c->fd < 0 || (c->flags & (CF_CLOSE_ASAP | CF_BLOCKED))) continue; /* blocked: own timeouts */
         if (srv.now_ms - c->last_interaction_ms > limit) {
             server_log(LOG_VERBOSE_, "Closing idle client");
             client_close_async(c);
@@ -59,6 +60,7 @@ static long server_cron(evloop *el, long long id, void *data) {
     latency_monitor_add("expire-cycle", (uint64_t)(ev_mono_us() - expire_t0) / 1000);
     db_cron_rehash(1000);
     close_timedout_clients();
+    blocking_handle_timeouts(srv.now_ms);
     size_t used = zmalloc_used();
     if (used > srv.stat_peak_memory) srv.stat_peak_memory = used;
     info_cron_sample();
@@ -79,6 +81,7 @@ static void free_closed_clients(void) {
 }
 
 static void before_sleep(evloop *el) {
+    blocking_before_sleep();
     free_closed_clients();
     clients_flush_pending();
     free_closed_clients();
