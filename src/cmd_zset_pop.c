@@ -100,21 +100,31 @@ static void zpop_generic(client *c, int where) {
 void cmd_zpopmin(client *c) { zpop_generic(c, POP_MIN); }
 void cmd_zpopmax(client *c) { zpop_generic(c, POP_MAX); }
 
-/* The blocking pop: serve from the first non-empty key, or block.
- * timeout_idx: argv index of the timeout; count -1: BZPOP* (flat reply). */
+/* The blocking pop: serve from the first key holding a sorted set, or
+ * block. When blocking.c re-runs the command because a key was signalled,
+ * only that key is looked at, and a key of another type leaves the client
+ * blocked (Redis 7.0 serves the ready key). timeout_idx: argv index of the
+ * timeout; count -1: BZPOP* (flat reply). */
 static void bpop_generic(client *c, const span *keys, long long nkeys, int where, int timeout_idx, long long count) {
     int64_t deadline;
     if (!blocking_parse_timeout(c, c->argv[timeout_idx], &deadline)) return;
-    long long idx;
-    dnode *n;
-    zset *zs;
-    int r = first_nonempty(c, keys, nkeys, &idx, &n, &zs);
-    if (r < 0) return;
-    if (r > 0) {
-        pop_from(c, keys[idx], n, zs, where, count == -1 ? 1 : count, count == -1 ? SHAPE_KEY_FLAT : SHAPE_KEY_NESTED);
+    span ready;
+    int serving = blocking_serving_key(c, &ready);
+    for (long long j = 0; j < nkeys; j++) {
+        span key = keys[j];
+        if (serving && (key.len != ready.len || memcmp(key.p, ready.p, key.len) != 0)) continue;
+        dnode *n = db_lookup_write(c->db, key.p, key.len);
+        if (!n) continue;
+        if (n->type != OBJ_ZSET) {
+            if (serving) break;
+            reply_err_wrongtype(c);
+            return;
+        }
+        int shape = count == -1 ? SHAPE_KEY_FLAT : SHAPE_KEY_NESTED;
+        pop_from(c, key, n, zset_of(n), where, count == -1 ? 1 : count, shape);
         return;
     }
-    if (!blocking_allowed(c)) {
+    if (!serving && !blocking_allowed(c)) {
         reply_null_array(c);
         return;
     }

@@ -450,16 +450,30 @@ def test_bzpop_timeout_shape(blocking_pair, proto):
     assert out["ferry"] == out["redis"]
 
 
-@pytest.mark.parametrize("cmdline,push", [
-    (["BZPOPMIN", "k1", "k2", "0"], ["ZADD", "k2", "3", "x", "1", "y"]),
-    (["BZPOPMAX", "k1", "k2", "5"], ["ZADD", "k1", "3", "x", "1", "y"]),
-    (["BZMPOP", "0", "2", "k1", "k2", "MAX", "COUNT", "5"], ["ZADD", "k2", "3", "x", "1", "y"]),
-    (["BZMPOP", "0", "1", "k1", "MIN"], ["ZINCRBY", "k1", "2", "m"]),
-    (["BZPOPMIN", "k1", "0"], ["ZUNIONSTORE", "k1", "1", "src"]),
-    (["BZPOPMIN", "k1", "0"], ["ZRANGESTORE", "k1", "src", "0", "0"]),
-])
+WAKEUPS = [
+    (["BZPOPMIN", "k1", "k2", "0"], [["ZADD", "k2", "3", "x", "1", "y"]]),
+    (["BZPOPMAX", "k1", "k2", "5"], [["ZADD", "k1", "3", "x", "1", "y"]]),
+    (["BZMPOP", "0", "2", "k1", "k2", "MAX", "COUNT", "5"], [["ZADD", "k2", "3", "x", "1", "y"]]),
+    (["BZMPOP", "0", "1", "k1", "MIN"], [["ZINCRBY", "k1", "2", "m"]]),
+    (["BZPOPMIN", "k1", "0"], [["ZUNIONSTORE", "k1", "1", "src"]]),
+    (["BZPOPMIN", "k1", "0"], [["ZRANGESTORE", "k1", "src", "0", "0"]]),
+    (["BZPOPMIN", "k1", "0"], [["RENAME", "src", "k1"]]),
+    (["BZPOPMAX", "k1", "k2", "0"], [["COPY", "src", "k2"]]),
+    # the key that became ready is served, not the first non-empty one
+    (["BZPOPMIN", "k1", "k2", "0"], [["MULTI"], ["ZADD", "k2", "1", "b"], ["ZADD", "k1", "1", "a"], ["EXEC"]]),
+    # a ready key emptied again in the same transaction: still blocked
+    (["BZPOPMIN", "k1", "0.3"], [["MULTI"], ["ZADD", "k1", "1", "a"], ["DEL", "k1"], ["EXEC"]]),
+    # the ready key holds another type by the time the client is served
+    (["BZPOPMIN", "k1", "0.3"], [["MULTI"], ["ZADD", "k1", "1", "a"], ["DEL", "k1"], ["SET", "k1", "v"],
+                                 ["EXEC"]]),
+    (["BZPOPMIN", "k1", "k2", "0"], [["SET", "k1", "v"], ["ZADD", "k2", "1", "a"]]),
+    (["BZMPOP", "0", "1", "k1", "MIN", "COUNT", "2"], [["ZADD", "k1", "1", "a", "2", "b", "3", "c"]]),
+]
+
+
+@pytest.mark.parametrize("cmdline,pushes", WAKEUPS)
 @pytest.mark.parametrize("proto", ["2", "3"])
-def test_bzpop_wakeup(blocking_pair, cmdline, push, proto):
+def test_bzpop_wakeup(blocking_pair, cmdline, pushes, proto):
     out = {}
     for kind in ("ferry", "redis"):
         port = blocking_pair[kind].port
@@ -470,10 +484,10 @@ def test_bzpop_wakeup(blocking_pair, cmdline, push, proto):
                 b.command("HELLO", "3")
             b.send(encode_command(cmdline))
             time.sleep(0.1)
-            r1 = a.command(*push)
+            r1 = [a.command(*p) for p in pushes]
             reply = b.read_reply(timeout=5)
             rest = [a.command("ZRANGE", k, "0", "-1", "WITHSCORES") for k in ("k1", "k2")]
-            out[kind] = (r1, reply, rest)
+            out[kind] = (r1, reply, rest, b.command("PING"))
     assert out["ferry"] == out["redis"]
 
 
