@@ -5,12 +5,18 @@
  * Memory: a member is ONE allocation. Each skiplist node is a dnode (the
  * hash table's intrusive node, see dict.h) whose key is the member bytes, so
  * the index links the skiplist nodes themselves and the member is stored
- * once. After the member come the score, the backward link, the forward
- * links of the node's levels and the spans of levels >= 1 (the span of level
- * 0 is always 1 and is not stored). The level count lives in the dnode's
- * spare `lfu` byte. Fields after the member are unaligned and accessed with
- * memcpy (one plain load on the hosts we build for). Spans are 32-bit, so a
- * sorted set holds at most 2^32-1 members.
+ * once. The dnode header fields the index does not use for members carry
+ * skiplist data: `lfu` the level count, and `vlen` + `lru` the two 32-bit
+ * halves of the score (so the score shares a cache line with the member
+ * length and bytes). The links sit in front of the header:
+ *
+ *     ... level i>=1: fwd (8) span (4) ... | backward | fwd[0] | dnode header | member
+ *                                                              ^ node pointer
+ *
+ * padded at the front to a multiple of 8 so the header stays aligned. The
+ * span of level 0 is always 1 and is not stored. Spans are 32-bit, so a
+ * sorted set holds at most 2^32-1 members. A 13-byte member at one level
+ * (3 in 4 nodes) is 16 + 24 + 13 = 53 bytes: one 64-byte malloc chunk.
  *
  * Ranges: score ranges (min/max with exclusive flags) and lex ranges
  * (min/max strings, exclusive flags, or -inf / +inf) as ZRANGEBYSCORE and
@@ -77,23 +83,27 @@ int zlex_range_empty(const zlex_range *r);
 
 /* ---- node access ---------------------------------------------------------- */
 
-static inline size_t zsn_tail_off(const dnode *n) { return sizeof(dnode) + n->klen; }
 static inline const char *zsn_member(const dnode *n) { return n->data; }
 static inline size_t zsn_len(const dnode *n) { return n->klen; }
 static inline int zsn_levels(const dnode *n) { return n->lfu; }
 static inline double zsn_score(const dnode *n) {
+    uint64_t bits = (uint64_t)n->vlen | (uint64_t)n->lru << 32;
     double d;
-    memcpy(&d, (const char *)n + zsn_tail_off(n), sizeof d);
+    memcpy(&d, &bits, sizeof d);
     return d;
 }
 static inline dnode *zsn_prev(const dnode *n) {
     dnode *p;
-    memcpy(&p, (const char *)n + zsn_tail_off(n) + 8, sizeof p);
+    memcpy(&p, (const char *)n - 16, sizeof p);
     return p;
+}
+/* Where the forward link of level lvl is stored (its span follows it). */
+static inline char *zsn_level_at(const dnode *n, int lvl) {
+    return (char *)n - (lvl ? 16 + 12 * (size_t)lvl : 8);
 }
 static inline dnode *zsn_fwd(const dnode *n, int lvl) {
     dnode *p;
-    memcpy(&p, (const char *)n + zsn_tail_off(n) + 16 + 8 * (size_t)lvl, sizeof p);
+    memcpy(&p, zsn_level_at(n, lvl), sizeof p);
     return p;
 }
 static inline dnode *zsn_next(const dnode *n) { return zsn_fwd(n, 0); }

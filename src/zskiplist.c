@@ -16,31 +16,34 @@
 
 /* ---- node field access (unaligned, see zskiplist.h) ----------------------- */
 
-static inline char *tail(dnode *n) { return (char *)n + zsn_tail_off(n); }
-static inline void set_score(dnode *n, double d) { memcpy(tail(n), &d, 8); }
-static inline void set_prev(dnode *n, dnode *p) { memcpy(tail(n) + 8, &p, 8); }
-static inline void set_fwd(dnode *n, int lvl, dnode *p) { memcpy(tail(n) + 16 + 8 * (size_t)lvl, &p, 8); }
-static inline char *span_at(const dnode *n, int lvl) {
-    return (char *)n + zsn_tail_off(n) + 16 + 8 * (size_t)zsn_levels(n) + 4 * (size_t)(lvl - 1);
+static inline void set_score(dnode *n, double d) {
+    uint64_t bits;
+    memcpy(&bits, &d, sizeof bits);
+    n->vlen = (uint32_t)bits;
+    n->lru = (uint32_t)(bits >> 32);
 }
+static inline void set_prev(dnode *n, dnode *p) { memcpy((char *)n - 16, &p, 8); }
+static inline void set_fwd(dnode *n, int lvl, dnode *p) { memcpy(zsn_level_at(n, lvl), &p, 8); }
 static inline unsigned long span(const dnode *n, int lvl) {
     if (lvl == 0) return 1;
     uint32_t s;
-    memcpy(&s, span_at(n, lvl), 4);
+    memcpy(&s, zsn_level_at(n, lvl) + 8, 4);
     return s;
 }
 static inline void set_span(dnode *n, int lvl, unsigned long s) {
     if (lvl == 0) return;
     uint32_t v = (uint32_t)s;
-    memcpy(span_at(n, lvl), &v, 4);
+    memcpy(zsn_level_at(n, lvl) + 8, &v, 4);
 }
 
-static size_t node_size(size_t len, int levels) {
-    return sizeof(dnode) + len + 16 + 8 * (size_t)levels + 4 * (size_t)(levels - 1);
-}
+/* Bytes in front of the dnode header for a node of `levels` levels. */
+static size_t front_size(int levels) { return (16 + 12 * (size_t)(levels - 1) + 7) & ~(size_t)7; }
+static void *node_base(const dnode *n) { return (char *)n - front_size(zsn_levels(n)); }
 
 static dnode *node_new(zskiplist *zsl, int levels, double score, const char *m, size_t len) {
-    dnode *n = zmalloc(node_size(len, levels));
+    size_t front = front_size(levels);
+    char *base = zmalloc(front + sizeof(dnode) + len);
+    dnode *n = (dnode *)(base + front);
     memset(n, 0, sizeof *n);
     n->klen = (uint32_t)len;
     n->lfu = (uint8_t)levels;
@@ -51,13 +54,14 @@ static dnode *node_new(zskiplist *zsl, int levels, double score, const char *m, 
         set_fwd(n, i, NULL);
         set_span(n, i, 0);
     }
-    if (zsl) zsl->node_bytes += zmalloc_size(n);
+    if (zsl) zsl->node_bytes += zmalloc_size(base);
     return n;
 }
 
 static void node_free(zskiplist *zsl, dnode *n) {
-    zsl->node_bytes -= zmalloc_size(n);
-    zfree(n);
+    void *base = node_base(n);
+    zsl->node_bytes -= zmalloc_size(base);
+    zfree(base);
 }
 
 static int random_level(void) {
@@ -116,11 +120,11 @@ zskiplist *zsl_new(void) {
     return zsl;
 }
 
-static void free_dnode(dnode *n) { zfree(n); }
+static void free_dnode(dnode *n) { zfree(node_base(n)); }
 
 void zsl_free(zskiplist *zsl) {
     dict_clear(&zsl->index, free_dnode); /* the index links every node once */
-    zfree(zsl->header);
+    zfree(node_base(zsl->header));
     zfree(zsl);
 }
 
