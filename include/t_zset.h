@@ -127,5 +127,8 @@ typedef struct zset_set_reader {
 } zset_set_reader;
 void zset_register_set_reader(const zset_set_reader *r);
 extern const zset_set_reader *zset_set_input;
+/* Registers the set module's reader when it is built in (zset_setinput.c);
+ * called by zset_register_type. */
+void zset_setinput_register(void);
 
 #endif

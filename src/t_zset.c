@@ -140,7 +140,10 @@ const zset_set_reader *zset_set_input;
 
 void zset_register_set_reader(const zset_set_reader *r) { zset_set_input = r; }
 
-void zset_register_type(void) { db_register_type(OBJ_ZSET, hook_free, hook_dup, hook_mem); }
+void zset_register_type(void) {
+    db_register_type(OBJ_ZSET, hook_free, hook_dup, hook_mem);
+    zset_setinput_register();
+}
 
 int zset_enc(const zset *zs) { return zs->lp ? ENC_LISTPACK : ENC_SKIPLIST; }
 
