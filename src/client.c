@@ -16,6 +16,7 @@
 #include "command.h"
 #include "db.h"
 #include "latency.h"
+#include "pubsub.h"
 #include "reply.h"
 #include "server.h"
 #include "zmalloc.h"
@@ -85,6 +86,7 @@ void client_free(client *c) {
         close(c->fd);
     }
     multi_free_client(c);
+    pubsub_client_reset(c);
     if (c->prev) c->prev->next = c->next;
     else srv.clients = c->next;
     if (c->next) c->next->prev = c->prev;
@@ -475,6 +477,7 @@ size_t client_info_line(client *c, char *buf, size_t cap) {
     int64_t now = srv.now_ms;
     char flags[16];
     size_t f = 0;
+    if (c->flags & CF_PUBSUB) flags[f++] = 'P';
     if (c->flags & CF_MULTI) flags[f++] = 'x';
     if (c->flags & CF_BLOCKED) flags[f++] = 'b';
     if (c->flags & CF_DIRTY_CAS) flags[f++] = 'd';
@@ -484,14 +487,15 @@ size_t client_info_line(client *c, char *buf, size_t cap) {
     if (c->flags & CF_NO_TOUCH) flags[f++] = 'T';
     if (f == 0) flags[f++] = 'N';
     flags[f] = '\0';
+    pubsub_counts subs = pubsub_client_counts(c);
     int n = snprintf(buf, cap,
-                     "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=0 psub=0 "
-                     "ssub=0 multi=%d qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=0 rbs=%zu rbp=%zu obl=0 oll=0 "
+                     "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%zu psub=%zu "
+                     "ssub=%zu multi=%d qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=0 rbs=%zu rbp=%zu obl=0 oll=0 "
                      "omem=%zu tot-mem=%zu events=%s cmd=%s user=default redir=-1 resp=%d lib-name=%s lib-ver=%s",
                      (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "",
                      (long long)((now - c->ctime_ms) / 1000), (long long)((now - c->last_interaction_ms) / 1000), flags,
-                     c->db ? c->db->id : 0, (c->flags & CF_MULTI) ? c->mcount : -1, c->qlen - c->qpos,
-                     c->qcap - c->qlen, c->qcap, c->qcap, c->out.used, c->out.cap + c->qcap + sizeof *c,
+                     c->db ? c->db->id : 0, subs.channels, subs.patterns, subs.shard,
+                     (c->flags & CF_MULTI) ? c->mcount : -1, c->qlen - c->qpos, c->qcap - c->qlen, c->qcap, c->qcap, c->out.used, c->out.cap + c->qcap + sizeof *c,
                      (c->fd >= 0 && (ev_get_mask(srv.el, c->fd) & EV_WRITABLE)) ? "rw" : "r",
                      c->lastcmd ? c->lastcmd->fullname : "NULL", c->resp, c->lib_name ? c->lib_name : "",
                      c->lib_ver ? c->lib_ver : "");
