@@ -10,6 +10,7 @@
  * form their size calls for (listpack or skiplist).
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cmd_zset.h"
@@ -113,6 +114,34 @@ static double weighted(double score, double w) {
     return isnan(v) ? 0.0 : v;
 }
 
+/* The result under construction: a skiplist-form set (members are copied
+ * in as they come; set inputs hand over transient bytes), moved to the
+ * listpack form at the end if its size allows, as Redis does. */
+typedef struct zbuild {
+    zset *zs;
+    size_t maxlen;
+} zbuild;
+
+static void zbuild_init(zbuild *b) {
+    b->zs = zset_new(SIZE_MAX, 0);
+    b->maxlen = 0;
+}
+
+static void zbuild_add(zbuild *b, const char *m, size_t len, double score) {
+    zset_insert_new(b->zs, score, m, len);
+    if (len > b->maxlen) b->maxlen = len;
+}
+
+/* The finished set, NULL if empty. */
+static zset *zbuild_done(zbuild *b) {
+    if (zset_len(b->zs) == 0) {
+        zset_free(b->zs);
+        return NULL;
+    }
+    zset_maybe_to_listpack(b->zs, b->maxlen);
+    return b->zs;
+}
+
 /* Union accumulator: member -> score in a temporary table (dnode value =
  * the double). */
 typedef struct union_ctx {
@@ -142,10 +171,10 @@ static void union_add(void *ud, const char *m, size_t len, double score) {
     dict_add_h(&u->acc, n, h);
 }
 
-static void acc_to_elems(void *ud, dnode *n) {
+static void acc_to_result(void *ud, dnode *n) {
     double v;
     memcpy(&v, dn_val(n), sizeof v);
-    zelems_push(ud, dn_key(n), n->klen, v);
+    zbuild_add(ud, dn_key(n), n->klen, v);
 }
 
 static void free_acc_node(dnode *n) { zfree(n); }
@@ -156,7 +185,7 @@ typedef struct inter_ctx {
     int agg;
     long long limit;        /* ZINTERCARD: stop at this many (0: no limit) */
     unsigned long found;
-    zelems *out;            /* NULL: count only */
+    struct zbuild *out;     /* NULL: count only */
 } inter_ctx;
 
 static void inter_visit(void *ud, const char *m, size_t len, double score) {
@@ -168,13 +197,13 @@ static void inter_visit(void *ud, const char *m, size_t len, double score) {
         aggregate(&acc, weighted(v, x->src[j].weight), x->agg);
     }
     x->found++;
-    if (x->out) zelems_push(x->out, m, len, acc);
+    if (x->out) zbuild_add(x->out, m, len, acc);
 }
 
 typedef struct diff_ctx {
     const zsrc *src;
     long long n;
-    zelems *out;
+    struct zbuild *out;
 } diff_ctx;
 
 static void diff_visit(void *ud, const char *m, size_t len, double score) {
@@ -182,17 +211,7 @@ static void diff_visit(void *ud, const char *m, size_t len, double score) {
     double v;
     for (long long j = 1; j < x->n; j++)
         if (x->src[j].len && src_find(&x->src[j], m, len, &v)) return;
-    zelems_push(x->out, m, len, score);
-}
-
-/* A set of the elements (members unique), in the form its size calls for. */
-static zset *build(const zelems *a) {
-    size_t maxlen = 0;
-    for (size_t i = 0; i < a->n; i++)
-        if (a->v[i].len > maxlen) maxlen = a->v[i].len;
-    zset *zs = zset_new(a->n, maxlen);
-    for (size_t i = 0; i < a->n; i++) zset_insert_new(zs, a->v[i].score, a->v[i].m, a->v[i].len);
-    return zs;
+    zbuild_add(x->out, m, len, score);
 }
 
 /* ---- argument parsing ------------------------------------------------------- */
@@ -249,36 +268,30 @@ static zset *run_union(const zsrc *src, long long n, int agg) {
         u.weight = src[i].weight;
         src_foreach(&src[i], union_add, &u);
     }
-    zelems out;
-    zelems_init(&out);
-    dict_foreach(&u.acc, acc_to_elems, &out);
-    zset *res = out.n ? build(&out) : NULL;
-    zelems_free(&out);
+    zbuild b;
+    zbuild_init(&b);
+    dict_foreach(&u.acc, acc_to_result, &b);
     dict_clear(&u.acc, free_acc_node);
-    return res;
+    return zbuild_done(&b);
 }
 
 /* Intersection; with count_only, *found gets the (limited) cardinality and
  * no set is built. */
 static zset *run_inter(const zsrc *src, long long n, int agg, long long limit, int count_only, unsigned long *found) {
-    zelems out;
-    zelems_init(&out);
-    inter_ctx x = {src, n, agg, count_only ? limit : 0, 0, count_only ? NULL : &out};
+    zbuild b;
+    zbuild_init(&b);
+    inter_ctx x = {src, n, agg, count_only ? limit : 0, 0, count_only ? NULL : &b};
     if (src[0].len) src_foreach(&src[0], inter_visit, &x);
     *found = x.found;
-    zset *res = out.n ? build(&out) : NULL;
-    zelems_free(&out);
-    return res;
+    return zbuild_done(&b);
 }
 
 static zset *run_diff(const zsrc *src, long long n) {
-    zelems out;
-    zelems_init(&out);
-    diff_ctx x = {src, n, &out};
+    zbuild b;
+    zbuild_init(&b);
+    diff_ctx x = {src, n, &b};
     src_foreach(&src[0], diff_visit, &x);
-    zset *res = out.n ? build(&out) : NULL;
-    zelems_free(&out);
-    return res;
+    return zbuild_done(&b);
 }
 
 static void reply_result(client *c, const zset *res, int withscores) {
