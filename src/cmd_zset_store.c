@@ -75,11 +75,12 @@ static int by_len(const void *a, const void *b) {
 }
 
 /* Look up the numkeys inputs (WRONGTYPE for anything but sets and sorted
- * sets). Returns 0 after replying. */
-static int load_sources(client *c, int first, long long n, int write, zsrc *src) {
+ * sets). Read lookups (keyspace hits/misses) even for the STORE forms, as
+ * Redis 7.0. Returns 0 after replying. */
+static int load_sources(client *c, int first, long long n, zsrc *src) {
     for (long long i = 0; i < n; i++) {
         span k = c->argv[first + i];
-        dnode *x = write ? db_lookup_write(c->db, k.p, k.len) : db_lookup_read(c->db, k.p, k.len);
+        dnode *x = db_lookup_read(c->db, k.p, k.len);
         src[i] = (zsrc){NULL, NULL, 1.0, 0, (int)i};
         if (!x) continue;
         if (x->type == OBJ_ZSET) {
@@ -327,7 +328,7 @@ static void setop_generic(client *c, int nk_idx, int store, int op, int card_onl
         return;
     }
     zsrc *src = zmalloc(sizeof *src * (size_t)n);
-    if (!load_sources(c, nk_idx + 1, n, store, src) || !parse_options(c, nk_idx + 1 + (int)n, store, &q, src, n)) {
+    if (!load_sources(c, nk_idx + 1, n, src) || !parse_options(c, nk_idx + 1 + (int)n, store, &q, src, n)) {
         zfree(src);
         return;
     }

@@ -524,3 +524,66 @@ def test_bzpop_fifo_and_multi(blocking_pair):
             r += [c.read_reply(timeout=5), a.command("ZRANGE", "q", "0", "-1")]
             out[kind] = r
     assert out["ferry"] == out["redis"]
+
+
+# --------------------------------------------------------------- keyspace stats
+STATS_PROGRAM = """ZADD z 1 a 2 b 3 c
+ZADD z2 1 a
+SET str v
+ZSCORE z a
+ZSCORE nokey a
+ZMSCORE z a b
+ZCARD z
+ZCARD nokey
+ZCOUNT z 0 10
+ZLEXCOUNT z - +
+ZRANGE z 0 -1
+ZRANGE nokey 0 -1
+ZRANGESTORE d z 0 -1
+ZRANGESTORE d nokey 0 -1
+ZRANGEBYSCORE z 0 10
+ZRANK z a
+ZREVRANK nokey a
+ZREM z nope
+ZREM nokey a
+ZINCRBY z 1 a
+ZREMRANGEBYRANK z 5 6
+ZREMRANGEBYSCORE nokey 0 1
+ZPOPMIN nokey
+ZPOPMIN z2 0
+ZMPOP 2 nokey z MIN
+BZPOPMIN nokey z 0
+ZRANDMEMBER z
+ZRANDMEMBER nokey 2
+ZUNIONSTORE d 2 z nokey
+ZUNION 2 z nokey
+ZINTER 2 z nokey
+ZDIFF 2 z nokey
+ZINTERCARD 2 z nokey
+ZDIFFSTORE d 2 z nokey
+ZINTERSTORE d 2 z z2
+ZSCAN z 0
+ZSCAN nokey 0
+ZADD z XX 1 q
+ZADD nokey XX 1 q
+ZSCORE str a
+ZRANGE str 0 1
+ZUNIONSTORE d 1 str""".splitlines()
+
+
+def test_keyspace_hits_and_misses(pair):
+    """INFO keyspace_hits / keyspace_misses after each command (read lookups
+    count, write lookups do not) match Redis."""
+    out = {}
+    for kind in ("ferry", "redis"):
+        res = []
+        with RawClient(pair[kind].port) as c:
+            c.command("FLUSHALL")
+            for line in STATS_PROGRAM:
+                c.command("CONFIG", "RESETSTAT")
+                c.command(*line.split())
+                info = parse(c.command("INFO", "stats"))[1].decode()
+                res.append((line, [x for x in info.split("\r\n") if x.startswith("keyspace_")]))
+        out[kind] = res
+    for f, r in zip(out["ferry"], out["redis"]):
+        assert f == r
