@@ -101,6 +101,8 @@ void zs_iter_score(zs_iter *it, const zset *zs, const zscore_range *r, int rev);
 void zs_iter_lex(zs_iter *it, const zset *zs, const zlex_range *r, int rev);
 static inline int zs_iter_valid(const zs_iter *it) { return it->zs->lp ? it->off != (size_t)-1 : it->node != NULL; }
 void zs_iter_next(zs_iter *it);
+/* Move n steps in the walking direction (O(log N) in the skiplist form). */
+void zs_iter_skip(zs_iter *it, unsigned long n);
 const char *zs_iter_member(const zs_iter *it, size_t *len);
 double zs_iter_score_of(const zs_iter *it);
 

@@ -432,7 +432,8 @@ static void collect_range(const zset *zs, const zrange_req *q, zelems *out) {
     if (q->type == ZR_SCORE) zs_iter_score(&it, zs, &q->sr, rev);
     else zs_iter_lex(&it, zs, &q->lr, rev);
     /* a negative offset walks past the end, as in Redis */
-    for (long long off = q->offset; zs_iter_valid(&it) && off; off--) zs_iter_next(&it);
+    if (q->offset < 0) return;
+    zs_iter_skip(&it, (unsigned long)q->offset);
     for (long long lim = q->limit; zs_iter_valid(&it) && lim; lim--, zs_iter_next(&it)) {
         if (!range_continues(&it, q)) break;
         size_t mlen;

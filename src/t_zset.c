@@ -320,6 +320,18 @@ void zs_iter_next(zs_iter *it) {
     else it->node = it->rev ? zsn_prev(it->node) : zsn_next(it->node);
 }
 
+void zs_iter_skip(zs_iter *it, unsigned long n) {
+    if (!n || !zs_iter_valid(it)) return;
+    if (it->zs->lp) {
+        while (n-- && it->off != LP_NONE) zs_iter_next(it);
+        return;
+    }
+    const zskiplist *zsl = it->zs->zsl;
+    unsigned long rank = zsl_rank(zsl, it->node); /* 1-based, ascending */
+    if (it->rev) it->node = n < rank ? zsl_by_rank(zsl, rank - n) : NULL;
+    else it->node = n <= zsl->length - rank ? zsl_by_rank(zsl, rank + n) : NULL;
+}
+
 const char *zs_iter_member(const zs_iter *it, size_t *len) {
     if (it->zs->lp) return lp_get(it->zs->lp, it->off, len);
     *len = zsn_len(it->node);
