@@ -293,7 +293,7 @@ CASES["bzpop_immediate"] = [
     ("ZADD", "z", "1", "a", "2", "b", "3", "c"),
     ("BZMPOP", "1", "1", "z", "MAX", "COUNT", "2"), ("EXISTS", "z"),
     ("BZPOPMIN", "str", "0"), ("BZPOPMIN", "nokey", "str", "0"), ("BZPOPMIN", "z", "x"),
-    ("BZPOPMIN", "z", "-1"), ("BZPOPMIN", "z"),
+    ("BZPOPMIN", "z", "-1"), ("BZPOPMIN", "z"), ("BZPOPMAX", "z", "inf"), ("BZPOPMAX", "z", "nan"),
     ("BZMPOP", "x", "1", "z", "MIN"), ("BZMPOP", "-1", "1", "z", "MIN"), ("BZMPOP", "0", "0", "z", "MIN"),
     ("BZMPOP", "0", "1", "z"), ("BZMPOP", "0", "2", "z", "MIN"), ("BZMPOP", "0", "1", "z", "MIN", "COUNT", "0"),
     ("BZMPOP", "0", "1", "str", "MIN"),
