@@ -13,6 +13,7 @@
 #include "evict.h"
 #include "latency.h"
 #include "pubsub.h"
+#include "t_zset.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -121,6 +122,7 @@ void commands_init(void) {
     register_group(list_commands);
     register_group(set_commands);
     register_group(zset_commands);
+    zset_register_type();
     register_group(pubsub_commands);
 }
 
