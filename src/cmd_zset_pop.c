@@ -294,33 +294,11 @@ void cmd_zrandmember(client *c) {
 
 /* ---- ZSCAN ------------------------------------------------------------------ */
 
-/* A SCAN cursor as Redis 7.0 parses it (strtoul over the C string). */
-static int parse_cursor(span s, unsigned long *out) {
-    size_t len = strnlen(s.p, s.len), i = 0;
-    unsigned long v = 0;
-    int neg = 0;
-    *out = 0;
-    if (len == 0) return 1;
-    if (isspace((unsigned char)s.p[0])) return 0;
-    if (s.p[0] == '+' || s.p[0] == '-') {
-        neg = s.p[0] == '-';
-        i++;
-    }
-    if (i == len) return 0;
-    for (; i < len; i++) {
-        unsigned d = (unsigned)(s.p[i] - '0');
-        if (d > 9 || v > (ULONG_MAX - d) / 10) return 0;
-        v = v * 10 + d;
-    }
-    *out = neg ? 0UL - v : v;
-    return 1;
-}
-
 static void scan_collect(void *ud, const char *m, size_t len, double score) { zelems_push(ud, m, len, score); }
 
 void cmd_zscan(client *c) {
     unsigned long cursor;
-    if (!parse_cursor(c->argv[2], &cursor)) {
+    if (!str_to_scan_cursor(c->argv[2].p, c->argv[2].len, &cursor)) {
         reply_error(c, "ERR invalid cursor");
         return;
     }
