@@ -69,6 +69,9 @@ typedef struct ferry_config {
  * argument) to stderr and exits(1). */
 void config_load(ferry_config *cfg, int argc, char **argv);
 void config_defaults(ferry_config *cfg);
+/* A directive's current value as CONFIG GET prints it (zmalloc'd), or NULL
+ * for an unknown name. */
+char *config_get_by_name(const char *name);
 
 struct client;
 void cmd_config(struct client *c);   /* CONFIG GET|SET|RESETSTAT|REWRITE|HELP */

@@ -51,6 +51,11 @@ char *config_rewrite_lines(const ferry_config *cfg, int i, int *is_default);
 char *config_repr(const char *s);
 extern int config_sandbox;
 
+char *config_get_by_name(const char *name) {
+    int i = config_lookup(name, strlen(name));
+    return i < 0 ? NULL : config_get(&srv.cfg, i);
+}
+
 /* ---- exported by this file */
 int config_split_args(const char *p, int *argc_out, char ***argv_out);
 int config_load_string(ferry_config *cfg, const char *text, char *err, size_t errlen);

@@ -9,10 +9,12 @@
  * lookup is a hash and a few probes: constant time on the hot path.
  */
 #include "latency.h"
+#include "config.h"
 #include "sbuf.h"
 #include "server.h"
 #include "zmalloc.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -179,17 +181,34 @@ void latency_after_call(client *c, command *cmd, uint64_t ns) {
 
 /* ------------------------------------------------------ INFO latencystats */
 
+typedef struct info_ctx {
+    sbuf *b;
+    char *pct;              /* latency-tracking-info-percentiles, canonical ("50 99 99.9") */
+} info_ctx;
+
 static void info_one(command *cmd, void *ud) {
-    sbuf *b = ud;
+    info_ctx *ctx = ud;
     const lhist *h = latency_hist_of(cmd);
     if (!h) return;
-    /* Redis 7.0's default latency-tracking-info-percentiles "50 99 99.9" */
-    sb_addf(b, "latency_percentiles_usec_%s:p50=%.3f,p99=%.3f,p99.9=%.3f\r\n", cmd->fullname,
-            (double)lh_quantile(h, 0.50) / 1000.0, (double)lh_quantile(h, 0.99) / 1000.0,
-            (double)lh_quantile(h, 0.999) / 1000.0);
+    sb_addf(ctx->b, "latency_percentiles_usec_%s:", cmd->fullname);
+    const char *p = ctx->pct;
+    for (int i = 0; p && *p; i++) { /* "p<percentile as configured>=<usec>", comma separated */
+        const char *sp = strchr(p, ' ');
+        size_t n = sp ? (size_t)(sp - p) : strlen(p);
+        char num[64];
+        snprintf(num, sizeof num, "%.*s", (int)n, p);
+        double q = strtod(num, NULL) / 100.0;
+        sb_addf(ctx->b, "%sp%s=%.3f", i ? "," : "", num, (double)lh_quantile(h, q) / 1000.0);
+        p = sp ? sp + 1 : NULL;
+    }
+    sb_adds(ctx->b, "\r\n");
 }
 
-void latency_info_section(sbuf *b) { command_foreach(info_one, b); }
+void latency_info_section(sbuf *b) {
+    info_ctx ctx = {b, config_get_by_name("latency-tracking-info-percentiles")};
+    command_foreach(info_one, &ctx);
+    zfree(ctx.pct);
+}
 
 /* -------------------------------------------------------- latency monitor */
 

@@ -464,3 +464,27 @@ def test_output_ring_high_water_tracks_largest_flush(mferry):
     fams = parse_exposition(scrape(mferry)[2])
     (_, _, value), = fams["ferry_output_ring_high_water_bytes"]["samples"]
     assert 200_000 < value < 4 * 1024 * 1024, value
+
+
+def _latencystats_shape(r):
+    """INFO latencystats with the numbers masked, one line per command, sorted."""
+    with RawClient(r.connection_pool.connection_kwargs["port"]) as c:
+        text = c.command("INFO", "latencystats").decode()
+    lines = [ln for ln in text.split("\r\n") if ln.startswith("latency_percentiles_usec_set")]
+    return [re.sub(r"=\d+\.\d{3}", "=N", ln) for ln in lines]
+
+
+def test_latencystats_percentiles_config_matches_redis(ferry_factory, redis_factory):
+    shapes = []
+    for srvr in (ferry_factory("--latency-tracking-info-percentiles", "50 99.5 100 0 12.25"),
+                 redis_factory("--latency-tracking-info-percentiles", "50 99.5 100 0 12.25")):
+        r = rclient(srvr)
+        r.set("a", "b")
+        one = _latencystats_shape(r)
+        r.execute_command("CONFIG", "SET", "latency-tracking-info-percentiles", "")
+        none = _latencystats_shape(r)
+        r.execute_command("CONFIG", "SET", "latency-tracking-info-percentiles", "99.9")
+        last = _latencystats_shape(r)
+        shapes.append((one, none, last))
+    assert shapes[0] == shapes[1]
+    assert shapes[0][0] == ["latency_percentiles_usec_set:p50=N,p99.5=N,p100=N,p0=N,p12.25=N"]
