@@ -17,6 +17,7 @@
 #include "db.h"
 #include "dict.h"
 #include "reply.h"
+#include "scan_args.h"
 #include "server.h"
 #include "util.h"
 #include "zmalloc.h"
@@ -281,27 +282,6 @@ static void cmd_keys(client *c) {
     nvec_free(&a);
 }
 
-/* SCAN cursor as Redis 7.0 parses it (strtoul over the C string): no
- * leading space, optional sign, decimal digits, no overflow; the empty
- * string is 0 and a negative value wraps. Stops at an embedded NUL. */
-static int parse_cursor(span s, unsigned long *out) {
-    size_t len = strnlen(s.p, s.len), i = 0;
-    unsigned long v = 0;
-    int neg = 0;
-    if (len == 0) { *out = 0; return 0; }
-    if (isspace((unsigned char)s.p[0])) return -1;
-    if (s.p[0] == '+' || s.p[0] == '-') { neg = s.p[0] == '-'; i++; }
-    if (i == len) return -1;
-    for (; i < len; i++) {
-        unsigned d = (unsigned)(s.p[i] - '0');
-        if (d > 9) return -1;
-        if (v > (ULONG_MAX - d) / 10) return -1;
-        v = v * 10 + d;
-    }
-    *out = neg ? (unsigned long)(0UL - v) : v;
-    return 0;
-}
-
 static void scan_cb(void *ud, dnode *n) { nvec_push(ud, n); }
 
 typedef struct scan_opts {
@@ -354,7 +334,7 @@ static int scan_filtered(db *d, const scan_opts *o, dnode *n) {
 static void cmd_scan(client *c) {
     unsigned long cursor;
     scan_opts o;
-    if (parse_cursor(c->argv[1], &cursor) < 0) {
+    if (scan_parse_cursor(c->argv[1], &cursor) < 0) {
         reply_error(c, "ERR invalid cursor");
         return;
     }
