@@ -66,15 +66,19 @@ void hash_foreach(hashobj *h, hash_visit_fn *fn, void *ud);
 unsigned long hash_scan_ht(hashobj *h, unsigned long cursor, hash_visit_fn *fn, void *ud);
 
 /* Random sampling (HRANDFIELD). A sampler holds what makes picking an
- * element O(1) for the duration of one command. */
+ * element O(1) for the duration of one command: the offsets of a
+ * listpack's fields, or, when about as many picks as fields are wanted
+ * from a hash table, its nodes (exactly uniform picks; fewer picks from a
+ * big table use dict_random, uniform over buckets then over the chain). */
 typedef struct hash_sampler {
     hashobj *h;
     size_t n;                       /* fields */
     size_t *offs;                   /* listpack: offset of every field */
+    dnode **nodes;                  /* hash table, many picks: every node */
 } hash_sampler;
-void hash_sampler_init(hash_sampler *s, hashobj *h);
+void hash_sampler_init(hash_sampler *s, hashobj *h, size_t picks);
 void hash_sampler_free(hash_sampler *s);
-/* A uniformly random field (with replacement). */
+/* A random field (with replacement). */
 void hash_sample(hash_sampler *s, hstr *f, hstr *v);
 /* `count` distinct random fields (count < number of fields), each given to
  * fn once, in random order. */

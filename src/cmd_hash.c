@@ -320,7 +320,7 @@ static void randfield_count(client *c, long l, int withvalues) {
         return;
     }
     hash_sampler s;
-    hash_sampler_init(&s, h);
+    hash_sampler_init(&s, h, count);
     if (uniq) hash_sample_distinct(&s, count, emit_random, &r);
     else randfield_repeat(c, &s, count, withvalues);
     hash_sampler_free(&s);
@@ -329,7 +329,11 @@ static void randfield_count(client *c, long l, int withvalues) {
 static void cmd_hrandfield(client *c) {
     if (c->argc >= 3) {
         long long l;
-        if (!str_to_ll(c->argv[2].p, c->argv[2].len, &l) || l < -LONG_MAX) {
+        if (!str_to_ll(c->argv[2].p, c->argv[2].len, &l)) {
+            reply_err_notint(c);
+            return;
+        }
+        if (l < -LONG_MAX) {
             reply_error(c, "ERR value is out of range, value must between -9223372036854775807 and "
                            "9223372036854775807");
             return;
@@ -354,7 +358,7 @@ static void cmd_hrandfield(client *c) {
     }
     hash_sampler s;
     hstr f, v;
-    hash_sampler_init(&s, h);
+    hash_sampler_init(&s, h, 1);
     hash_sample(&s, &f, &v);
     reply_hstr(c, f);
     hash_sampler_free(&s);

@@ -239,11 +239,28 @@ unsigned long hash_scan_ht(hashobj *h, unsigned long cursor, hash_visit_fn *fn, 
 
 /* ---- random sampling ---------------------------------------------------- */
 
-void hash_sampler_init(hash_sampler *s, hashobj *h) {
+static void collect_node(void *ud, dnode *n) {
+    dnode ***w = ud;
+    *(*w)++ = n;
+}
+
+/* Every node of a hash table, in table order (n = its size). */
+static dnode **all_nodes(dict *d, size_t n) {
+    dnode **v = zmalloc((n ? n : 1) * sizeof *v), **w = v;
+    dict_foreach(d, collect_node, &w);
+    return v;
+}
+
+void hash_sampler_init(hash_sampler *s, hashobj *h, size_t picks) {
     s->h = h;
     s->n = hash_len(h);
     s->offs = NULL;
-    if (h->enc != ENC_LISTPACK || s->n == 0) return;
+    s->nodes = NULL;
+    if (s->n == 0) return;
+    if (h->enc == ENC_HT) {
+        if (picks >= s->n / 2) s->nodes = all_nodes(h->u.ht, s->n);
+        return;
+    }
     s->offs = zmalloc(s->n * sizeof *s->offs);
     size_t i = 0;
     for (size_t off = lp_first(h->u.lp); off != LP_NONE; off = lp_next(h->u.lp, lp_next(h->u.lp, off)))
@@ -252,7 +269,9 @@ void hash_sampler_init(hash_sampler *s, hashobj *h) {
 
 void hash_sampler_free(hash_sampler *s) {
     zfree(s->offs);
+    zfree(s->nodes);
     s->offs = NULL;
+    s->nodes = NULL;
 }
 
 static void lp_pair(const unsigned char *lp, size_t off, hstr *f, hstr *v) {
@@ -265,7 +284,7 @@ void hash_sample(hash_sampler *s, hstr *f, hstr *v) {
         lp_pair(s->h->u.lp, s->offs[frand_below(s->n)], f, v);
         return;
     }
-    dnode *n = dict_random(s->h->u.ht);
+    dnode *n = s->nodes ? s->nodes[frand_below(s->n)] : dict_random(s->h->u.ht);
     *f = node_field(n);
     *v = node_value(n);
 }
@@ -279,11 +298,6 @@ static void shuffle_prefix(void **v, size_t n, size_t count) {
         v[i] = v[j];
         v[j] = t;
     }
-}
-
-static void collect_node(void *ud, dnode *n) {
-    void ***w = ud;
-    *(*w)++ = n;
 }
 
 /* An open-addressing set of node pointers (distinct picks from a big table). */
@@ -324,8 +338,9 @@ void hash_sample_distinct(hash_sampler *s, size_t count, hash_visit_fn *fn, void
     if (h->enc == ENC_LISTPACK) {
         for (size_t i = 0; i < s->n; i++) v[i] = (void *)(uintptr_t)s->offs[i];
     } else {
-        void **w = v;
-        dict_foreach(h->u.ht, collect_node, &w);
+        dnode **all = s->nodes ? s->nodes : all_nodes(h->u.ht, s->n);
+        for (size_t i = 0; i < s->n; i++) v[i] = all[i];
+        if (all != s->nodes) zfree(all);
     }
     shuffle_prefix(v, s->n, count);
     for (size_t i = 0; i < count; i++) {
