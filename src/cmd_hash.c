@@ -371,11 +371,13 @@ static void cmd_hrandfield(client *c) {
 typedef struct pairvec {
     hstr *v;
     size_t n, cap;
+    size_t seen;                    /* fields visited, matching MATCH or not */
     const scan_coll_opts *o;
 } pairvec;
 
 static void collect_pair(void *ud, hstr f, hstr v) {
     pairvec *a = ud;
+    a->seen++;
     if (a->o->use_pat && !glob_match(a->o->pat.p, a->o->pat.len, f.p, f.len, 0)) return;
     if (a->n + 2 > a->cap) {
         a->cap = a->cap ? a->cap * 2 : 32;
@@ -401,15 +403,16 @@ static void cmd_hscan(client *c) {
         return;
     }
     if (scan_parse_coll_opts(c, 3, &o) < 0) return;
-    pairvec a = {NULL, 0, 0, &o};
+    pairvec a = {NULL, 0, 0, 0, &o};
     if (h->enc == ENC_LISTPACK) { /* small: everything in one call */
         hash_foreach(h, collect_pair, &a);
         cursor = 0;
-    } else { /* buckets until COUNT pairs, or 10*COUNT buckets, as Redis */
+    } else { /* buckets until COUNT fields were visited (MATCH filters after
+              * counting), or 10*COUNT buckets, as Redis */
         long long maxiter = o.count > LLONG_MAX / 10 ? LLONG_MAX : o.count * 10;
         do {
             cursor = hash_scan_ht(h, cursor, collect_pair, &a);
-        } while (cursor && maxiter-- && a.n / 2 < (unsigned long long)o.count);
+        } while (cursor && maxiter-- && a.seen < (unsigned long long)o.count);
     }
     char buf[24];
     reply_array(c, 2);

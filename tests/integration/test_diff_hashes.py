@@ -654,3 +654,22 @@ def test_random_hash_program_resp3(pair):
         assert err is None, "RESP3 random program seed=404 diverged at %s" % err
     finally:
         _run_case(pair, "reset", [])
+
+
+def test_hscan_count_on_hashtable(pair):
+    """Per-call HSCAN results on a hash table differ in detail (hash order),
+    but COUNT means the same on both servers: a call visits buckets until it
+    has seen COUNT fields, matching MATCH or not."""
+    f, r = pair
+    for port in (f.port, r.port):
+        _cmd(port, "FLUSHALL")
+        _cmd(port, "HSET", "h", *[x for i in range(1000) for x in ("f%d" % i, "v%d" % i)])
+        assert _cmd(port, "OBJECT", "ENCODING", "h") == b"$9\r\nhashtable\r\n"
+        for count in (1, 5, 50, 300):
+            cur, items = _flat(_cmd(port, "HSCAN", "h", "0", "COUNT", str(count)))
+            got = len(items[1]) // 2
+            assert cur[1] != b"0" and count <= got <= count + 12, (port, count, got)
+            cur, items = _flat(_cmd(port, "HSCAN", "h", "0", "COUNT", str(count), "MATCH", "nomatch*"))
+            assert cur[1] != b"0" and items[1] == [], (port, count, cur)
+        cur, items = _flat(_cmd(port, "HSCAN", "h", "0", "COUNT", "5000"))
+        assert cur[1] == b"0" and len(items[1]) == 2000
