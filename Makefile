@@ -28,7 +28,7 @@ SERVER    := $(BUILD)/ferry-server
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH     := $(BUILD)/ferry-bench
 
-.PHONY: all run test unit clean deps integration fuzz
+.PHONY: all run test unit clean deps integration fuzz fuzz-replay
 .SECONDARY:
 all: $(SERVER) $(if $(BENCH_SRCS),$(BENCH))
 
@@ -75,6 +75,15 @@ fuzz: $(FUZZ_BINS)
 	    tail -40 $(FUZZ_DIR)/$$n.log; rm -rf $$work; exit 1; fi; \
 	  grep -E "^stat::number_of_executed_units" $(FUZZ_DIR)/$$n.log; rm -rf $$work; done
 
+# Replays every input of every seed corpus (fuzz/corpus/<name>/, for target
+# fuzz_<name>) once, deterministically; fails on the first crash or CHECK.
+fuzz-replay: $(FUZZ_BINS)
+	@set -e; for b in $(FUZZ_BINS); do n=$$(basename $$b | sed 's/^fuzz_//'); \
+	  if [ ! -d fuzz/corpus/$$n ]; then echo "== replay $$n: no corpus"; continue; fi; \
+	  cnt=$$(find fuzz/corpus/$$n -type f | wc -l); echo "== replay $$n: $$cnt inputs"; \
+	  if ! find fuzz/corpus/$$n -type f -print0 | xargs -0 $$b -runs=1 > $(FUZZ_DIR)/$$n.replay.log 2>&1; then \
+	    tail -40 $(FUZZ_DIR)/$$n.replay.log; exit 1; fi; done
+
 # ---- benchmarks (issue: throughput model) -------------------------------------
 .PHONY: bench bench-smoke
 bench: deps $(SERVER) $(BENCH)
@@ -104,7 +113,8 @@ integration: $(SERVER)
 	@FERRY_SERVER=$(abspath $(SERVER)) .venv/bin/python -m pytest -q -x tests/integration
 
 # The whole suite: plain build, then the same unit and integration tests
-# under ASan/UBSan, then a short run of every fuzz target from its corpus.
+# under ASan/UBSan, then every fuzz corpus replayed input by input, then a
+# short run of every fuzz target from its corpus.
 test: deps
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory integration
@@ -112,6 +122,7 @@ test: deps
 	@$(MAKE) --no-print-directory analysis-test
 	@if ls results/bench/sweep_*.csv >/dev/null 2>&1; then $(MAKE) --no-print-directory reproduce; fi
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined unit integration
+	@$(MAKE) --no-print-directory fuzz-replay
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 
 TEST_FUZZ_SECONDS ?= 10

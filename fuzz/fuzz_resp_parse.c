@@ -7,10 +7,12 @@
  * dropped from the front of the buffer. It checks that every span lies inside
  * the consumed request, that multibulk parsing never writes to the buffer,
  * and that the chunked result equals a one-shot parse of the same bytes
- * (except "too big" errors, which depend on chunking in Redis too). Each call
+ * (except "too big" errors, which depend on chunking in Redis too), and
+ * that the whole-request fast path agrees with the general parser. Each call
  * gets an exact-size heap copy so ASan flags any read past len.
  *
- * Input layout: byte 0 selects the limits, bytes 1-2 seed the chunk sizes,
+ * Input layout: byte 0 selects the limits (bits 0-1) and the
+ * unauthenticated limits (bit 2), bytes 1-2 seed the chunk sizes,
  * the rest is the stream.
  *
  * Build: clang -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude \
@@ -93,6 +95,31 @@ static ssize_t call(pstate *ps, char *work, size_t k, const resp_limits *lim)
     return r;
 }
 
+/* The whole-request fast path (resp_parse_whole) either declines, leaving
+ * the parser untouched, or returns exactly what resp_parse returns. buf is
+ * not modified (the fast path accepts multibulk requests only). */
+static void check_whole(char *buf, size_t k, const resp_limits *lim)
+{
+    size_t caps[2] = { 4, k + 1 };
+    for (int c = 0; c < 2; c++) {
+        resp_arg *fa = malloc(caps[c] * sizeof *fa), *ga = malloc(caps[c] * sizeof *ga);
+        resp_parser f, g;
+        resp_parser_init(&f, fa, caps[c]);
+        resp_parser_init(&g, ga, caps[c]);
+        ssize_t rf = resp_parse_whole(&f, buf, k, lim);
+        if (rf == 0) {
+            CHECK(f.kind == 0 && f.argc == 0 && f.err == NULL && f.pos == 0);
+        } else {
+            ssize_t rg = resp_parse(&g, buf, k, lim);
+            CHECK(rf == rg && f.argc == g.argc);
+            for (size_t i = 0; i < f.argc; i++)
+                CHECK(fa[i].off == ga[i].off && fa[i].len == ga[i].len);
+        }
+        free(fa);
+        free(ga);
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -103,6 +130,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         { 0, 1, 4 },
         { 64, 16, 64 },
     };
+    resp_limits lim_copy;
     const resp_limits *lim;
     const char *in;
     char *work;
@@ -112,7 +140,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     if (size < 3)
         return 0;
-    lim = &lims[data[0] & 3];
+    lim_copy = lims[data[0] & 3];
+    lim_copy.unauthenticated = (data[0] >> 2) & 1; /* before AUTH: 10 args, 16 KB bulks */
+    lim = &lim_copy;
     seed = ((uint32_t)data[1] | (uint32_t)data[2] << 8) * 2654435761u | 1u;
     in = (const char *)data + 3;
     n = size - 3;
@@ -128,6 +158,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
         /* reference: the whole remainder in one call, ample argv */
         memcpy(ref, in + base, rem);
+        check_whole(ref, rem, lim);
         resp_parser_init(&rp, rargv, rem + 1);
         want = resp_parse(&rp, ref, rem, lim);
         CHECK(want != RESP_NEED_ARGV);

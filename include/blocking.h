@@ -30,9 +30,11 @@ enum { BLOCK_NULL_ARRAY = 0, BLOCK_NULL_BULK = 1 };
 enum { UNBLOCK_TIMEOUT = 0, UNBLOCK_ERROR = 1, UNBLOCK_DISCONNECT = 2 };
 
 /* Parse a blocking timeout in (fractional) seconds into absolute unix ms, 0
- * meaning forever. Replies Redis's errors ("ERR timeout is not a float or out
- * of range", "ERR timeout is negative", "ERR timeout is out of range") and
- * returns 0 on failure, 1 on success. */
+ * meaning forever. Replies Redis 7.0's errors ("ERR timeout is not a float or
+ * out of range", "ERR timeout is negative") and returns 0 on failure, 1 on
+ * success. As in Redis 7.0 the milliseconds are rounded up (0.0001 s waits
+ * 1 ms, -0.0001 s rounds to 0: forever), and a timeout too large to add to
+ * the clock means forever (7.0 has no "out of range" error). */
 int blocking_parse_timeout(client *c, span arg, int64_t *deadline_ms);
 /* May this call block? Not inside MULTI/EXEC (the command then behaves as
  * if it timed out at once). */
@@ -43,10 +45,22 @@ void block_for_keys(client *c, const span *keys, int nkeys, int64_t deadline_ms,
 /* A list or sorted set at key gained elements (push, LMOVE/ZADD/STORE
  * destinations, RENAME/COPY/MOVE/SWAPDB targets). Cheap when nobody blocks. */
 void signal_key_ready(struct db *d, const char *key, size_t klen);
+/* SWAPDB: every key of d that clients wait on and that now exists is
+ * signalled (Redis's scanDatabaseForReadyKeys). */
+void blocking_signal_db(struct db *d);
 /* Serve the clients blocked on keys signalled since the last call. The
  * dispatcher calls this after every top-level command. */
 void blocking_handle_ready(void);
 extern int blocking_ready_pending;     /* a key was signalled: handle_ready has work */
+/* While blocking_handle_ready re-runs c's command because `key` was
+ * signalled, 1 and *key; else 0. Redis 7.0 serves a blocked client from the
+ * key that became ready (not from the first non-empty key of its command),
+ * and leaves it blocked when that key holds another type: a command waiting
+ * on several keys uses this to look at the ready key only. */
+int blocking_serving_key(const client *c, span *key);
+/* Clients unblocked since the last call go on with their pending input
+ * (pipelined commands after the blocking one). Called before sleeping. */
+void blocking_before_sleep(void);
 /* Unblock for a reason other than being served (timeout reply, CLIENT
  * UNBLOCK ... ERROR reply "UNBLOCKED client unblocked via CLIENT UNBLOCK",
  * or disconnect: no reply). */
@@ -54,5 +68,7 @@ void unblock_client(client *c, int why);
 void blocking_handle_timeouts(int64_t now_ms);
 /* Blocked clients (INFO blocked_clients, CLIENT LIST flags=b). */
 size_t blocking_count(void);
+/* Blocked clients with a deadline (INFO clients_in_timeout_table). */
+size_t blocking_timeout_count(void);
 
 #endif

@@ -95,6 +95,9 @@ void client_mark_pending(client *c);
 /* Flush all pending output (one writev per client); called before sleeping. */
 void clients_flush_pending(void);
 void client_set_db(client *c, int id);
+/* requirepass is set and the client has not authenticated (Redis's
+ * authRequired): tighter request and output limits apply. */
+int client_auth_required(const client *c);
 /* Human readable "id=.. addr=.. ..." line as CLIENT LIST prints. */
 size_t client_info_line(client *c, char *buf, size_t cap);
 void client_update_backpressure(client *c);

@@ -55,6 +55,7 @@ typedef struct command {
     uint32_t cache_len;         /* strlen(name) if the lookup cache may return it, else UINT32_MAX */
     uint8_t batchable;          /* plain key command: see command_batchable() */
     uint8_t alpha;              /* the name is lowercase letters only */
+    uint8_t run_timed;          /* timed per run of identical calls (see command.c) */
 } command;
 
 void commands_init(void);

@@ -46,6 +46,9 @@ typedef struct ferry_config {
     unsigned long long maxmemory;
     int maxmemory_policy;           /* index into the policy names, 0 = noeviction */
     int maxmemory_samples;
+    int maxmemory_eviction_tenacity;    /* 0..100: time budget of one eviction run */
+    int lfu_log_factor;
+    int lfu_decay_time;             /* minutes per LFU counter decrement, 0 = never */
     long long slowlog_log_slower_than;
     long long slowlog_max_len;
     long long latency_monitor_threshold;

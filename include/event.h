@@ -48,6 +48,9 @@ typedef struct evloop {
 
 evloop *ev_create(int setsize);
 void ev_free(evloop *el);
+/* Grow or shrink the largest fd + 1 the loop handles (CONFIG SET
+ * maxclients); -1 if a registered fd would not fit. */
+int ev_resize(evloop *el, int setsize);
 int ev_add(evloop *el, int fd, int mask, ev_file_fn *fn, void *data); /* 0 ok, -1 err */
 void ev_del(evloop *el, int fd, int mask);
 int ev_get_mask(evloop *el, int fd);

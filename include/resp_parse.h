@@ -26,6 +26,10 @@
 #define RESP_INLINE_MAX   (64 * 1024)          /* PROTO_INLINE_MAX_SIZE */
 #define RESP_MAX_BULK_DEF (512LL * 1024 * 1024) /* proto-max-bulk-len */
 #define RESP_MAX_ARGS     2147483647LL         /* INT_MAX, as Redis 7 */
+/* Before AUTH (requirepass set, client not authenticated) Redis 7 refuses
+ * larger requests outright ("unauthenticated multibulk/bulk length"). */
+#define RESP_UNAUTH_MAX_ARGS 10LL
+#define RESP_UNAUTH_MAX_BULK 16384LL
 
 /* Return codes (anything >= 0 is "bytes consumed"). */
 #define RESP_ERROR      (-1)
@@ -41,6 +45,7 @@ typedef struct resp_limits {
     long long max_bulk;     /* largest accepted bulk length ("invalid bulk length") */
     long long max_args;     /* largest accepted multibulk count ("invalid multibulk length") */
     size_t max_inline;      /* largest inline line / header line without CRLF */
+    int unauthenticated;    /* also apply RESP_UNAUTH_MAX_ARGS / RESP_UNAUTH_MAX_BULK */
 } resp_limits;
 
 typedef struct resp_parser {

@@ -23,6 +23,8 @@ typedef struct server_stats {
     uint64_t rejected_conn;
     uint64_t expiredkeys;
     uint64_t evictedkeys;
+    uint64_t eviction_exceeded_us;      /* total time over maxmemory (evict.c) */
+    int64_t eviction_exceeded_since_us; /* monotonic start of the current excess, 0 = none */
     uint64_t keyspace_hits;
     uint64_t keyspace_misses;
     uint64_t net_input_bytes;

@@ -11,6 +11,11 @@
 int str_to_ll(const char *s, size_t len, long long *out);
 /* Same, unsigned, for cursors (string2ull rules). */
 int str_to_ull(const char *s, size_t len, unsigned long long *out);
+/* A SCAN/SSCAN/HSCAN/ZSCAN cursor as Redis 7.0 parses it (strtoul over
+ * the C string): no leading space, optional sign, decimal digits, no
+ * overflow; the empty string is 0 and a negative value wraps. Stops at an
+ * embedded NUL. 1 ok, 0 fail ("ERR invalid cursor"). */
+int str_to_scan_cursor(const char *s, size_t len, unsigned long *out);
 /* As Redis string2ld: strtold over the whole string, no leading space, not
  * NaN, length < 5k. Used by INCRBYFLOAT. 1 ok, 0 fail. */
 int str_to_ld(const char *s, size_t len, long double *out);

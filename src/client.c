@@ -12,9 +12,12 @@
  * until the output drains below OUT_LOW_WATER. Replies are never dropped.
  */
 #include "client.h"
+#include "blocking.h"
 #include "command.h"
 #include "db.h"
 #include "latency.h"
+#include "pubsub.h"
+#include "outlimit.h"
 #include "reply.h"
 #include "server.h"
 #include "zmalloc.h"
@@ -72,6 +75,7 @@ static void unlink_pending(client *c) {
 
 void client_free(client *c) {
     if (srv.current_client == c) srv.current_client = NULL;
+    unblock_client(c, UNBLOCK_DISCONNECT);
     unlink_pending(c);
     if (c->flags & CF_CLOSE_ASAP) {
         client **pp = &srv.close_list;
@@ -83,6 +87,7 @@ void client_free(client *c) {
         close(c->fd);
     }
     multi_free_client(c);
+    pubsub_client_reset(c);
     if (c->prev) c->prev->next = c->next;
     else srv.clients = c->next;
     if (c->next) c->next->prev = c->prev;
@@ -105,6 +110,10 @@ void client_close_async(client *c) {
 }
 
 void client_set_db(client *c, int id) { c->db = db_get(id); }
+
+int client_auth_required(const client *c) {
+    return !(c->flags & CF_AUTHENTICATED) && srv.cfg.requirepass && srv.cfg.requirepass[0];
+}
 
 void client_mark_pending(client *c) {
     if (c->flags & CF_PENDING_WRITE) return;
@@ -187,7 +196,7 @@ typedef struct window {
 } window;
 
 static inline int must_stop(client *c) {
-    return (c->flags & (CF_CLOSE_AFTER_REPLY | CF_CLOSE_ASAP)) || over_high_water(c);
+    return (c->flags & (CF_CLOSE_AFTER_REPLY | CF_CLOSE_ASAP | CF_BLOCKED)) || over_high_water(c);
 }
 
 /* Record the request the parser just completed (buf[off, end)): resolve its
@@ -295,11 +304,14 @@ static int window_run(client *c, window *w, const char *buf, size_t *pos) {
 
 /* Parse and execute every complete request in buf[*pos, len). */
 static void process_buffer(client *c, char *buf, size_t *pos, size_t len) {
-    resp_limits lim = {srv.cfg.proto_max_bulk_len, RESP_MAX_ARGS, RESP_INLINE_MAX};
+    resp_limits lim = {srv.cfg.proto_max_bulk_len, RESP_MAX_ARGS, RESP_INLINE_MAX, 0};
     uint64_t before = srv.stats.numcommands;
     window w;
     while (*pos < len) {
         if (must_stop(c)) break;
+        /* AUTH, HELLO and RESET end a window, so this is current for every
+         * request the window parses */
+        lim.unauthenticated = client_auth_required(c);
         window_fill(c, &w, buf, *pos, len, &lim);
         if (w.n == 0 && w.stop == RESP_ERROR) {
             protocol_error(c);
@@ -309,6 +321,7 @@ static void process_buffer(client *c, char *buf, size_t *pos, size_t len) {
         if (!window_run(c, &w, buf, pos) || w.stop == RESP_INCOMPLETE) break;
     }
     command_stats_flush();
+    client_check_output_limits(c);
     uint64_t ran = srv.stats.numcommands - before;
     if (ran) {
         srv.stats.batches++;
@@ -473,7 +486,9 @@ size_t client_info_line(client *c, char *buf, size_t cap) {
     int64_t now = srv.now_ms;
     char flags[16];
     size_t f = 0;
+    if (c->flags & CF_PUBSUB) flags[f++] = 'P';
     if (c->flags & CF_MULTI) flags[f++] = 'x';
+    if (c->flags & CF_BLOCKED) flags[f++] = 'b';
     if (c->flags & CF_DIRTY_CAS) flags[f++] = 'd';
     if (c->flags & CF_CLOSE_AFTER_REPLY) flags[f++] = 'c';
     if (c->flags & CF_CLOSE_ASAP) flags[f++] = 'A';
@@ -481,14 +496,15 @@ size_t client_info_line(client *c, char *buf, size_t cap) {
     if (c->flags & CF_NO_TOUCH) flags[f++] = 'T';
     if (f == 0) flags[f++] = 'N';
     flags[f] = '\0';
+    pubsub_counts subs = pubsub_client_counts(c);
     int n = snprintf(buf, cap,
-                     "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=0 psub=0 "
-                     "ssub=0 multi=%d qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=0 rbs=%zu rbp=%zu obl=0 oll=0 "
+                     "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%zu psub=%zu "
+                     "ssub=%zu multi=%d qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=0 rbs=%zu rbp=%zu obl=0 oll=0 "
                      "omem=%zu tot-mem=%zu events=%s cmd=%s user=default redir=-1 resp=%d lib-name=%s lib-ver=%s",
                      (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "",
                      (long long)((now - c->ctime_ms) / 1000), (long long)((now - c->last_interaction_ms) / 1000), flags,
-                     c->db ? c->db->id : 0, (c->flags & CF_MULTI) ? c->mcount : -1, c->qlen - c->qpos,
-                     c->qcap - c->qlen, c->qcap, c->qcap, c->out.used, c->out.cap + c->qcap + sizeof *c,
+                     c->db ? c->db->id : 0, subs.channels, subs.patterns, subs.shard,
+                     (c->flags & CF_MULTI) ? c->mcount : -1, c->qlen - c->qpos, c->qcap - c->qlen, c->qcap, c->qcap, c->out.used, c->out.cap + c->qcap + sizeof *c,
                      (c->fd >= 0 && (ev_get_mask(srv.el, c->fd) & EV_WRITABLE)) ? "rw" : "r",
                      c->lastcmd ? c->lastcmd->fullname : "NULL", c->resp, c->lib_name ? c->lib_name : "",
                      c->lib_ver ? c->lib_ver : "");

@@ -14,9 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blocking.h"
 #include "client.h"
 #include "command.h"
 #include "db.h"
+#include "pubsub.h"
 #include "reply.h"
 #include "server.h"
 #include "util.h"
@@ -24,9 +26,11 @@
 
 void multi_reset_client(client *c);     /* multi.c: discard MULTI + UNWATCH */
 
-/* Non-static: command.c recognises them as transaction-control commands. */
+/* Non-static: command.c recognises them as transaction-control commands,
+ * pubsub.c as the commands a subscribed RESP2 client may run. */
 void cmd_quit(client *c);
 void cmd_reset(client *c);
+void cmd_ping(client *c);
 
 #define ERR_WRONGPASS "WRONGPASS invalid username-password pair or user is disabled."
 #define ERR_BADNAME "ERR Client names cannot contain spaces, newlines or special characters."
@@ -78,9 +82,18 @@ static int set_name_or_reply(client *c, span name) {
 
 /* ---------------------------------------------------- simple commands */
 
-static void cmd_ping(client *c) {
+/* A subscribed RESP2 client gets ["pong", arg or ""] (a reply of the same
+ * shape as the messages it is reading). */
+void cmd_ping(client *c) {
     if (c->argc > 2) {
         reply_err_arity(c);
+        return;
+    }
+    if ((c->flags & CF_PUBSUB) && c->resp == 2) {
+        reply_array(c, 2);
+        reply_bulk(c, "pong", 4);
+        if (c->argc == 1) reply_bulk(c, "", 0);
+        else reply_bulk_span(c, c->argv[1]);
         return;
     }
     if (c->argc == 1) reply_raw(c, RESP_PONG, 7);
@@ -98,6 +111,7 @@ void cmd_quit(client *c) {
  * NO-EVICT and NO-TOUCH are turned off too; library name/version are kept). */
 void cmd_reset(client *c) {
     multi_reset_client(c);
+    pubsub_client_reset(c);
     client_set_db(c, 0);
     c->resp = 2;
     zfree(c->name);
@@ -240,17 +254,19 @@ static void client_setinfo(client *c) {
     reply_ok(c);
 }
 
-/* Client types: we only have normal connections (no replicas, masters or
- * pub/sub clients yet), so every other type selects nobody. */
-enum { CT_NONE = -1, CT_NORMAL = 0, CT_OTHER = 1 };
+/* Client types: normal connections and pub/sub clients (any subscription,
+ * as Redis's getClientType); there are no replicas or masters, so those
+ * types select nobody. CT_ALL: no TYPE filter. */
+enum { CT_ALL = -2, CT_NONE = -1, CT_NORMAL = 0, CT_OTHER = 1, CT_PUBSUB = 2 };
 
 static int parse_client_type(span s) {
     if (span_eq_nocase(s, "normal")) return CT_NORMAL;
-    if (span_eq_nocase(s, "slave") || span_eq_nocase(s, "replica") || span_eq_nocase(s, "master") ||
-        span_eq_nocase(s, "pubsub"))
-        return CT_OTHER;
+    if (span_eq_nocase(s, "pubsub")) return CT_PUBSUB;
+    if (span_eq_nocase(s, "slave") || span_eq_nocase(s, "replica") || span_eq_nocase(s, "master")) return CT_OTHER;
     return CT_NONE;
 }
+
+static int client_type(const client *t) { return (t->flags & CF_PUBSUB) ? CT_PUBSUB : CT_NORMAL; }
 
 static void reply_unknown_type(client *c, span s) {
     char buf[129];
@@ -301,7 +317,7 @@ static client *client_by_id(uint64_t id) {
 
 /* CLIENT LIST [TYPE type] | [ID id ...] */
 static void client_list(client *c) {
-    int type = CT_NORMAL;
+    int type = CT_ALL;
     sbuf b = {0};
     if (c->argc == 4 && span_eq_nocase(c->argv[2], "type")) {
         type = parse_client_type(c->argv[3]);
@@ -329,12 +345,11 @@ static void client_list(client *c) {
         reply_err_syntax(c);
         return;
     }
-    if (type == CT_NORMAL) {
-        size_t n;
-        client **v = clients_by_id(&n);
-        for (size_t i = 0; i < n; i++) tb_client_line(&b, v[i]);
-        zfree(v);
-    }
+    size_t n;
+    client **v = clients_by_id(&n);
+    for (size_t i = 0; i < n; i++)
+        if (type == CT_ALL || type == client_type(v[i])) tb_client_line(&b, v[i]);
+    zfree(v);
     reply_sbuf(c, &b);
 }
 
@@ -349,7 +364,7 @@ static void client_info(client *c) {
 typedef struct kill_filter {
     uint64_t id;            /* 0 = any */
     span addr, laddr;       /* .p NULL = any */
-    int type;               /* CT_NONE = any */
+    int type;               /* CT_ALL = any */
     int skipme;
     long long maxage;       /* seconds, 0 = any */
 } kill_filter;
@@ -361,7 +376,7 @@ static int kill_matches(const kill_filter *f, client *c, client *t) {
     if (f->id && t->id != f->id) return 0;
     if (f->addr.p && !span_eq_str(f->addr, t->addr)) return 0;
     if (f->laddr.p && !span_eq_str(f->laddr, t->laddr)) return 0;
-    if (f->type != CT_NONE && f->type != CT_NORMAL) return 0;
+    if (f->type != CT_ALL && f->type != client_type(t)) return 0;
     if (f->maxage && (srv.now_ms - t->ctime_ms) / 1000 < f->maxage) return 0;
     return 1;
 }
@@ -376,7 +391,7 @@ static void kill_client(client *c, client *t) {
 static int parse_kill_filter(client *c, kill_filter *f) {
     char buf[129];
     memset(f, 0, sizeof *f);
-    f->type = CT_NONE;
+    f->type = CT_ALL;
     f->skipme = 1;
     for (int i = 2; i < c->argc; i += 2) {
         span opt = c->argv[i], v = i + 1 < c->argc ? c->argv[i + 1] : (span){NULL, 0};
@@ -511,6 +526,37 @@ static void client_unpause(client *c) { reply_ok(c); }
 /* Client-side caching is never enabled: the answers of a client without it. */
 static void client_getredir(client *c) { reply_int(c, -1); }
 
+/* CLIENT UNBLOCK id [TIMEOUT|ERROR]: the reason is checked before the id. */
+static void client_unblock(client *c) {
+    if (c->argc > 4) {
+        char sub[129];
+        reply_errorf(c, "ERR unknown subcommand or wrong number of arguments for '%s'. Try CLIENT HELP.",
+                     span_cstr(sub, sizeof sub, c->argv[1]));
+        return;
+    }
+    int why = UNBLOCK_TIMEOUT;
+    if (c->argc == 4) {
+        if (span_eq_nocase(c->argv[3], "error")) why = UNBLOCK_ERROR;
+        else if (!span_eq_nocase(c->argv[3], "timeout")) {
+            reply_error(c, "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+            return;
+        }
+    }
+    long long id;
+    if (!str_to_ll(c->argv[2].p, c->argv[2].len, &id)) {
+        reply_err_notint(c);
+        return;
+    }
+    for (client *t = srv.clients; t; t = t->next) {
+        if (t->id == (uint64_t)id && (t->flags & CF_BLOCKED)) {
+            unblock_client(t, why);
+            reply_int(c, 1);
+            return;
+        }
+    }
+    reply_int(c, 0);
+}
+
 static void client_trackinginfo(client *c) {
     reply_map(c, 3);
     reply_bulk_cstr(c, "flags");
@@ -568,6 +614,8 @@ static const char *const client_help_lines[] = {
     "    Set client meta attr. Options are:",
     "    * LIB-NAME: the client lib name.",
     "    * LIB-VER: the client lib version.",
+    "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+    "    Unblock the specified blocked client.",
     "TRACKINGINFO",
     "    Report tracking status for the current connection.",
     "NO-EVICT (ON|OFF)",
@@ -620,6 +668,9 @@ static command client_subcommands[] = {
     SUB("setname", client_setname, 3, F_CLI, "slow connection", "Set the current connection name", "2.6.9", "O(1)"),
     SUB("trackinginfo", client_trackinginfo, 2, F_CLI, "slow connection",
         "Return information about server assisted client side caching for the current connection", "6.2.0", "O(1)"),
+    SUB("unblock", client_unblock, -3, F_CLI_ADMIN, "admin slow dangerous connection",
+        "Unblock a client blocked in a blocking command from a different connection", "5.0.0",
+        "O(log N) where N is the number of client connections"),
     SUB("unpause", client_unpause, 2, F_CLI_ADMIN, "admin slow dangerous connection",
         "Resume processing of clients that were paused", "6.2.0", "O(N) Where N is the number of paused clients"),
     {0},

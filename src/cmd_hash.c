@@ -15,7 +15,6 @@
 #include "command.h"
 #include "db.h"
 #include "reply.h"
-#include "scan_args.h"
 #include "server.h"
 #include "t_hash.h"
 #include "util.h"
@@ -366,13 +365,48 @@ static void cmd_hrandfield(client *c) {
 
 /* ---- HSCAN ------------------------------------------------------------------ */
 
+/* HSCAN's options: COUNT and MATCH (TYPE is SCAN's only, NOVALUES came
+ * after 7.0: both are syntax errors here). */
+typedef struct scan_opts {
+    long long count;                /* default 10 */
+    span pat;
+    int use_pat;                    /* 0 for no MATCH or MATCH "*" */
+} scan_opts;
+
+/* Parses argv[3..]; replies the error and returns 0 if invalid. */
+static int parse_scan_opts(client *c, scan_opts *o) {
+    o->count = 10;
+    o->use_pat = 0;
+    for (int i = 3; i < c->argc; i += 2) {
+        int more = i + 1 < c->argc;
+        span a = c->argv[i];
+        if (span_eq_nocase(a, "count") && more) {
+            if (!str_to_ll(c->argv[i + 1].p, c->argv[i + 1].len, &o->count)) {
+                reply_err_notint(c);
+                return 0;
+            }
+            if (o->count < 1) {
+                reply_err_syntax(c);
+                return 0;
+            }
+        } else if (span_eq_nocase(a, "match") && more) {
+            o->pat = c->argv[i + 1];
+            o->use_pat = !(o->pat.len == 1 && o->pat.p[0] == '*');
+        } else {
+            reply_err_syntax(c);
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* Field/value pairs collected by one HSCAN call (pointers into the hash,
  * which does not change before the reply is written). */
 typedef struct pairvec {
     hstr *v;
     size_t n, cap;
     size_t seen;                    /* fields visited, matching MATCH or not */
-    const scan_coll_opts *o;
+    const scan_opts *o;
 } pairvec;
 
 static void collect_pair(void *ud, hstr f, hstr v) {
@@ -390,8 +424,8 @@ static void collect_pair(void *ud, hstr f, hstr v) {
 static void cmd_hscan(client *c) {
     unsigned long cursor;
     hashobj *h;
-    scan_coll_opts o;
-    if (scan_parse_cursor(c->argv[2], &cursor) < 0) {
+    scan_opts o;
+    if (!str_to_scan_cursor(c->argv[2].p, c->argv[2].len, &cursor)) {
         reply_error(c, "ERR invalid cursor");
         return;
     }
@@ -402,7 +436,7 @@ static void cmd_hscan(client *c) {
         reply_array(c, 0);
         return;
     }
-    if (scan_parse_coll_opts(c, 3, &o) < 0) return;
+    if (!parse_scan_opts(c, &o)) return;
     pairvec a = {NULL, 0, 0, 0, &o};
     if (h->enc == ENC_LISTPACK) { /* small: everything in one call */
         hash_foreach(h, collect_pair, &a);

@@ -8,16 +8,16 @@
  * db_insert_node, db_copy_node), so RENAME/MOVE/COPY work for every type the
  * type modules register. Replies and error texts follow Redis 7.0.
  */
-#include <ctype.h>
 #include <limits.h>
 #include <stdint.h>
 #include <string.h>
+#include "blocking.h"
 #include "client.h"
 #include "command.h"
 #include "db.h"
 #include "dict.h"
+#include "evict.h"
 #include "reply.h"
-#include "scan_args.h"
 #include "server.h"
 #include "util.h"
 #include "zmalloc.h"
@@ -170,7 +170,8 @@ static void rename_generic(client *c, int nx) {
         db_delete(d, dst.p, dst.len);
     }
     dnode *n = db_unlink_node(d, src.p, src.len);
-    db_insert_node(d, n, dst.p, dst.len);   /* keeps value, expiry, lru */
+    n = db_insert_node(d, n, dst.p, dst.len);   /* keeps value, expiry, lru */
+    if (n->type == OBJ_LIST || n->type == OBJ_ZSET) signal_key_ready(d, dst.p, dst.len);
     touch_watched_key(d, src.p, src.len);
     touch_watched_key(d, dst.p, dst.len);
     srv.dirty++;
@@ -219,8 +220,8 @@ static void cmd_copy(client *c) {
     copy = db_insert_node(dst, copy, newkey.p, newkey.len);
     if (dn_expire(copy) != exp)
         copy = exp == -1 ? db_persist(dst, copy) : db_set_expire(dst, copy, exp);
-    copy->lru = srv.lruclock;                      /* a new object */
-    copy->lfu = 5;                                 /* LFU_INIT_VAL, as db.c */
+    evict_stamp_new(copy);                         /* a new object */
+    if (copy->type == OBJ_LIST || copy->type == OBJ_ZSET) signal_key_ready(dst, newkey.p, newkey.len);
     if (copy->type == OBJ_STRING && copy->enc == ENC_INT) copy->flags |= DN_NOSHARE;
     touch_watched_key(dst, newkey.p, newkey.len);
     srv.dirty++;
@@ -246,7 +247,8 @@ static void cmd_move(client *c) {
         return;
     }
     dnode *n = db_unlink_node(src, k.p, k.len);
-    db_insert_node(dst, n, k.p, k.len);
+    n = db_insert_node(dst, n, k.p, k.len);
+    if (n->type == OBJ_LIST || n->type == OBJ_ZSET) signal_key_ready(dst, k.p, k.len);
     touch_watched_key(src, k.p, k.len);
     touch_watched_key(dst, k.p, k.len);
     srv.dirty++;
@@ -334,7 +336,7 @@ static int scan_filtered(db *d, const scan_opts *o, dnode *n) {
 static void cmd_scan(client *c) {
     unsigned long cursor;
     scan_opts o;
-    if (scan_parse_cursor(c->argv[1], &cursor) < 0) {
+    if (!str_to_scan_cursor(c->argv[1].p, c->argv[1].len, &cursor)) {
         reply_error(c, "ERR invalid cursor");
         return;
     }
@@ -426,6 +428,8 @@ static void cmd_swapdb(client *c) {
         db_swap(da, dbb);
         touch_all_watched_keys(da);
         touch_all_watched_keys(dbb);
+        blocking_signal_db(da);
+        blocking_signal_db(dbb);
     }
     srv.dirty++;
     reply_ok(c);
@@ -476,7 +480,7 @@ static void cmd_object_freq(client *c) {
                        "data will take some time to adjust.");
         return;
     }
-    reply_int(c, n->lfu);
+    reply_int(c, evict_lfu_get(n));   /* decayed, not changed */
 }
 
 static void cmd_object_idletime(client *c) {

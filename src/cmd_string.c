@@ -17,6 +17,7 @@
 #include "client.h"
 #include "command.h"
 #include "db.h"
+#include "evict.h"
 #include "reply.h"
 #include "server.h"
 #include "util.h"
@@ -178,7 +179,8 @@ static void set_generic(client *c, unsigned f, span key, span val, int64_t expir
 }
 
 static void cmd_set(client *c) {
-    if (c->argc == 3) { /* hot path: no options, one lookup inside db_set_string */
+    if (c->argc == 3 && !evict_lfu_active()) { /* hot path: no options, one lookup inside db_set_string;
+                                                  * under LFU the write lookup below counts the access */
         store(c, c->argv[1], c->argv[2], -1);
         reply_ok(c);
         return;

@@ -294,7 +294,9 @@ static int cob_parse_into(const char *s, cob_limit *cob, char *err, size_t errle
         if (cls < 0) {
             msg = "Invalid client class specified in buffer limit configuration.";
         } else if (!parse_mem(tok[i + 1], &hard) || !parse_mem(tok[i + 2], &soft) ||
-                   !parse_lax_ll(tok[i + 3], &secs) || secs < 0) {
+                   !parse_lax_ll(tok[i + 3], &secs) || secs < 0 || secs > INT_MAX) {
+            /* Redis keeps soft_seconds in an int: 2^31..2^32-1 are refused
+             * there too (larger values wrap in Redis; refused here) */
             msg = "Error in hard, soft or soft_seconds setting in buffer limit configuration.";
         } else {
             tmp[cls].hard = hard;
@@ -486,6 +488,7 @@ static const struct { unsigned char f; unsigned short off, size; } fields[] = {
     FLD(F_HASH_LP_ENTRIES, hash_max_listpack_entries), FLD(F_HASH_LP_VALUE, hash_max_listpack_value),
     FLD(F_SET_INTSET_ENTRIES, set_max_intset_entries), FLD(F_ZSET_LP_ENTRIES, zset_max_listpack_entries),
     FLD(F_ZSET_LP_VALUE, zset_max_listpack_value), FLD(F_LIST_LP_SIZE, list_max_listpack_size),
+    FLD(F_TENACITY, maxmemory_eviction_tenacity), FLD(F_LFU_LOG, lfu_log_factor), FLD(F_LFU_DECAY, lfu_decay_time),
 };
 
 /* 64-bit fields are read as their bit pattern (maxmemory is unsigned). */

@@ -11,6 +11,7 @@
  */
 #include "command.h"
 #include "config.h"
+#include "evict.h"
 #include "sbuf.h"
 #include "reply.h"
 #include "server.h"
@@ -580,8 +581,10 @@ static int set_precheck(int i, char **canon, char *err, size_t errlen) {
                 return -1;
             }
         }
-        /* the event loop is sized at start-up (maxclients + 128) */
-        if (srv.el && want + 128 > srv.el->setsize) {
+        /* the event loop grows with maxclients (+128, as at start-up); Redis
+         * grows it the same way and never shrinks it */
+        if (srv.el && want + 128 > srv.el->setsize &&
+            (want + 128 > INT_MAX || ev_resize(srv.el, (int)(want + 128)) == -1)) {
             snprintf(err, errlen, "The event loop API used by Redis is not able to handle the specified number of clients");
             return -1;
         }
@@ -610,24 +613,24 @@ static void config_set_cmd(client *c) {
         reply_err_syntax(c);
         return;
     }
-    int n = (c->argc - 2) / 2, ok = 0, rebind = 0;
+    int n = (c->argc - 2) / 2, ok = 0, rebind = 0, maxmem = 0;
     int *idx = zmalloc(sizeof(int) * (size_t)n);
     char **canon = zcalloc(sizeof(char *) * (size_t)n);
     char err[512];
     for (int k = 0; k < n; k++) {
         span nm = c->argv[2 + 2 * k];
         int i = idx[k] = config_lookup(nm.p, nm.len);
-        const char *cname = i >= 0 ? config_name(i) : NULL;
         if (i < 0) {
             reply_errorf(c, "ERR Unknown option or number of arguments for CONFIG SET - '%.*s'", (int)nm.len, nm.p);
             goto out;
         }
+        /* these two name the argument as typed, as Redis does */
         if ((config_flags(i) & CFG_PROT) && !protected_allowed(c)) {
-            set_fail(c, cname, strlen(cname), "can't set protected config");
+            set_fail(c, nm.p, nm.len, "can't set protected config");
             goto out;
         }
         if (config_flags(i) & CFG_IMM) {
-            set_fail(c, cname, strlen(cname), "can't set immutable config");
+            set_fail(c, nm.p, nm.len, "can't set immutable config");
             goto out;
         }
         for (int j = 0; j < k; j++)
@@ -655,8 +658,10 @@ static void config_set_cmd(client *c) {
         if (!strcmp(name, "dir") && chdir(canon[k]) != 0)
             server_log(LOG_WARNING_, "Can't chdir to '%s': %s", canon[k], strerror(errno));
         if (!strcmp(name, "port") || !strcmp(name, "bind")) rebind = 1;
+        if (!strcmp(name, "maxmemory")) maxmem = 1;
     }
     if (rebind && config_port_changed) config_port_changed();
+    if (maxmem) evict_maxmemory_changed(); /* starts evicting if the new limit is below usage */
     ok = 1;
 out:
     if (ok) reply_ok(c);

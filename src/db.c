@@ -5,6 +5,7 @@
  * database has volatile keys, within a time budget per cron tick, so keys
  * that are never touched again still free their memory. */
 #include "db.h"
+#include "evict.h"
 #include "server.h"
 #include "zmalloc.h"
 #include <string.h>
@@ -90,7 +91,7 @@ dnode *db_lookup_read(db *d, const char *key, size_t klen) {
     dnode *n = db_lookup(d, key, klen);
     if (n) {
         srv.stats.keyspace_hits++;
-        if (!srv.no_touch) n->lru = srv.lruclock;
+        if (!srv.no_touch) evict_touch(n);
     } else {
         srv.stats.keyspace_misses++;
     }
@@ -99,7 +100,7 @@ dnode *db_lookup_read(db *d, const char *key, size_t klen) {
 
 dnode *db_lookup_write(db *d, const char *key, size_t klen) {
     dnode *n = db_lookup(d, key, klen);
-    if (n && !srv.no_touch) n->lru = srv.lruclock;
+    if (n && !srv.no_touch) evict_touch(n);
     return n;
 }
 
@@ -112,8 +113,7 @@ static dnode *node_new(const char *key, size_t klen, size_t vlen, int64_t expire
     n->type = OBJ_STRING;
     n->enc = ENC_RAW;
     n->flags = has_exp ? DN_EXPIRE : 0;
-    n->lfu = 5; /* LFU_INIT_VAL, as Redis */
-    n->lru = srv.lruclock;
+    evict_stamp_new(n);
     if (has_exp) dn_set_expire_field(n, expire_ms);
     memcpy(dn_key(n), key, klen);
     return n;
@@ -125,19 +125,20 @@ dnode *db_set_string(db *d, const char *key, size_t klen, const char *val, size_
     int has_exp = expire_ms >= 0;
     if (link) {
         dnode *old = *link;
-        if ((old->flags & DN_EXPIRE) && dn_expire(old) < srv.now_ms) srv.stats.expiredkeys++;
+        int expired = (old->flags & DN_EXPIRE) && dn_expire(old) < srv.now_ms;
+        if (expired) srv.stats.expiredkeys++;
         if (old->type == OBJ_STRING && old->vlen == vlen && has_exp == !!(old->flags & DN_EXPIRE)) {
             /* same shape: overwrite in place, no allocation */
             memcpy(dn_val(old), val, vlen);
             if (has_exp) dn_set_expire_field(old, expire_ms);
             old->flags &= DN_EXPIRE;
             old->enc = ENC_RAW;
-            old->lfu = 5;
-            old->lru = srv.lruclock;
+            evict_stamp_replace(old, old, expired);
             return old;
         }
         dnode *n = node_new(key, klen, vlen, expire_ms);
         memcpy(dn_val(n), val, vlen);
+        evict_stamp_replace(n, old, expired);
         if (has_exp) d->expires++;
         n->next = old->next;
         *link = n;

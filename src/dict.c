@@ -327,6 +327,41 @@ dnode *dict_random(dict *d) {
     return head;
 }
 
+size_t dict_sample(dict *d, dnode **out, size_t count, uint8_t need_flags, size_t max_buckets) {
+    if (dict_size(d) == 0 || count == 0) return 0;
+    int tables = d->rehash_idx != -1 ? 2 : 1;
+    size_t mask = hashmask(d->bits[0]);
+    if (tables == 2 && d->bits[1] > d->bits[0]) mask = hashmask(d->bits[1]);
+    size_t i = frand64() & mask, stored = 0, emptylen = 0;
+    while (stored < count && max_buckets--) {
+        for (int t = 0; t < tables; t++) {
+            /* while rehashing, table 0 below rehash_idx is empty: skip it, or,
+             * when table 1 is smaller (shrink), go on from rehash_idx */
+            if (tables == 2 && t == 0 && i < (size_t)d->rehash_idx) {
+                if (i >= hashsize(d->bits[1])) i = (size_t)d->rehash_idx;
+                else continue;
+            }
+            if (i >= hashsize(d->bits[t])) continue;
+            dnode *n = d->table[t][i];
+            if (!n) {
+                if (++emptylen >= 5 && emptylen > count) {
+                    i = frand64() & mask;
+                    emptylen = 0;
+                }
+                continue;
+            }
+            emptylen = 0;
+            for (; n; n = n->next) {
+                if ((n->flags & need_flags) != need_flags) continue;
+                out[stored++] = n;
+                if (stored == count) return stored;
+            }
+        }
+        i = (i + 1) & mask;
+    }
+    return stored;
+}
+
 size_t dict_overhead(const dict *d) {
     return dict_buckets(d) * sizeof(dnode *);
 }

@@ -2,7 +2,8 @@
  *
  * The readiness backend is picked at compile time and #included here: each
  * backend file defines the same static functions (be_create, be_free,
- * be_add, be_del, be_poll, be_name), so the loop has no indirection. */
+ * be_resize, be_add, be_del, be_poll, be_name), so the loop has no
+ * indirection. */
 #include "event.h"
 #include "zmalloc.h"
 #include <errno.h>
@@ -45,6 +46,18 @@ evloop *ev_create(int setsize) {
         return NULL;
     }
     return el;
+}
+
+int ev_resize(evloop *el, int setsize) {
+    if (setsize == el->setsize) return 0;
+    if (setsize <= 0 || el->maxfd >= setsize) return -1;
+    if (be_resize(el, setsize) == -1) return -1;
+    el->files = zrealloc(el->files, sizeof(ev_file) * (size_t)setsize);
+    el->fired = zrealloc(el->fired, sizeof(*el->fired) * (size_t)setsize);
+    if (setsize > el->setsize)
+        memset(el->files + el->setsize, 0, sizeof(ev_file) * (size_t)(setsize - el->setsize));
+    el->setsize = setsize;
+    return 0;
 }
 
 void ev_free(evloop *el) {

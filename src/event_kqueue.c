@@ -32,6 +32,12 @@ static void be_free(evloop *el) {
     zfree(st);
 }
 
+static int be_resize(evloop *el, int setsize) {
+    be_state *st = el->backend;
+    st->events = zrealloc(st->events, sizeof(struct kevent) * (size_t)setsize);
+    return 0;
+}
+
 static int be_add(evloop *el, int fd, int oldmask, int addmask) {
     be_state *st = el->backend;
     struct kevent ke;

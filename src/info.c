@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "info.h"
+#include "blocking.h"
 #include "latency.h"
 #include "sbuf.h"
 #include "client.h"
@@ -26,7 +27,9 @@
 #include "config.h"
 #include "db.h"
 #include "dict.h"
+#include "evict.h"
 #include "frand.h"
+#include "pubsub.h"
 #include "reply.h"
 #include "server.h"
 #include "zmalloc.h"
@@ -228,8 +231,8 @@ static void sec_clients(sbuf *b) {
     sb_addf(b,
               "connected_clients:%zu\r\ncluster_connections:0\r\nmaxclients:%lld\r\n"
               "client_recent_max_input_buffer:%zu\r\nclient_recent_max_output_buffer:%zu\r\n"
-              "blocked_clients:%zu\r\ntracking_clients:0\r\nclients_in_timeout_table:0\r\n",
-              n, srv.cfg.maxclients, max_in, max_out, srv.blocked_clients);
+              "blocked_clients:%zu\r\ntracking_clients:0\r\nclients_in_timeout_table:%zu\r\n",
+              n, srv.cfg.maxclients, max_in, max_out, srv.blocked_clients, blocking_timeout_count());
 }
 
 static void sec_memory(sbuf *b) {
@@ -293,16 +296,17 @@ static void sec_stats(sbuf *b) {
               "rejected_connections:%llu\r\nsync_full:0\r\nsync_partial_ok:0\r\nsync_partial_err:0\r\n"
               "expired_keys:%llu\r\nexpired_stale_perc:0.00\r\nexpired_time_cap_reached_count:0\r\n"
               "expire_cycle_cpu_milliseconds:0\r\nevicted_keys:%llu\r\nevicted_clients:0\r\n"
-              "total_eviction_exceeded_time:0\r\ncurrent_eviction_exceeded_time:0\r\n"
+              "total_eviction_exceeded_time:%llu\r\ncurrent_eviction_exceeded_time:%llu\r\n"
               "keyspace_hits:%llu\r\nkeyspace_misses:%llu\r\n",
               (unsigned long long)s->numconnections, (unsigned long long)s->numcommands,
               metric_get(&metrics[MET_OPS]), (unsigned long long)s->net_input_bytes,
               (unsigned long long)s->net_output_bytes, (double)metric_get(&metrics[MET_NET_IN]) / 1024,
               (double)metric_get(&metrics[MET_NET_OUT]) / 1024, (unsigned long long)s->rejected_conn,
               (unsigned long long)s->expiredkeys, (unsigned long long)s->evictedkeys,
+              (unsigned long long)evict_exceeded_total_ms(), (unsigned long long)evict_exceeded_current_ms(),
               (unsigned long long)s->keyspace_hits, (unsigned long long)s->keyspace_misses);
     sb_addf(b,
-              "pubsub_channels:0\r\npubsub_patterns:0\r\npubsubshard_channels:0\r\nlatest_fork_usec:0\r\n"
+              "pubsub_channels:%zu\r\npubsub_patterns:%zu\r\npubsubshard_channels:%zu\r\nlatest_fork_usec:0\r\n"
               "total_forks:0\r\nmigrate_cached_sockets:0\r\nslave_expires_tracked_keys:0\r\n"
               "active_defrag_hits:0\r\nactive_defrag_misses:0\r\nactive_defrag_key_hits:0\r\n"
               "active_defrag_key_misses:0\r\ntotal_active_defrag_time:0\r\ncurrent_active_defrag_time:0\r\n"
@@ -310,6 +314,7 @@ static void sec_stats(sbuf *b) {
               "unexpected_error_replies:%llu\r\ntotal_error_replies:%llu\r\ndump_payload_sanitizations:0\r\n"
               "total_reads_processed:%llu\r\ntotal_writes_processed:%llu\r\nio_threaded_reads_processed:0\r\n"
               "io_threaded_writes_processed:0\r\nreply_buffer_shrinks:0\r\nreply_buffer_expands:0\r\n",
+              pubsub_channel_count(), pubsub_pattern_count(), pubsub_shard_channel_count(),
               (unsigned long long)s->unexpected_error_replies, (unsigned long long)s->total_error_replies,
               (unsigned long long)s->reads, (unsigned long long)s->writes);
 }

@@ -4,8 +4,11 @@
  * unavailable, as in Redis). accept4() runs in a bounded loop per readiness
  * event. EMFILE/ENFILE do not stop the listener and do not spin: the
  * listener's read interest is dropped and re-armed by a timer 100 ms later.
+ * Connections over maxclients, and non-loopback peers while protected mode
+ * applies (protmode.c), get Redis's error text and are closed at once.
  */
 #include "client.h"
+#include "protmode.h"
 #include "reply.h"
 #include "server.h"
 #include <arpa/inet.h>
@@ -121,6 +124,15 @@ static void setup_client_socket(int cfd) {
     }
 }
 
+/* A refused connection: one best-effort write of the reason, then close.
+ * Counted as rejected, not as received (as Redis). */
+static void refuse(int cfd, const char *msg, size_t len) {
+    ssize_t w = write(cfd, msg, len);
+    (void)w;
+    srv.stats.rejected_conn++;
+    close(cfd);
+}
+
 static void accept_handler(evloop *el, int fd, void *data, int mask) {
     srv.now_ms = ev_now_ms();
     for (int i = 0; i < MAX_ACCEPTS_PER_CALL; i++) {
@@ -134,15 +146,17 @@ static void accept_handler(evloop *el, int fd, void *data, int mask) {
                 server_log(LOG_WARNING_, "Accepting client connection: %s", strerror(errno));
             return;
         }
-        srv.stats.numconnections++;
         if ((long long)srv.nclients >= srv.cfg.maxclients || cfd >= el->setsize) {
             static const char err[] = "-ERR max number of clients reached\r\n";
-            ssize_t w = write(cfd, err, sizeof err - 1);
-            (void)w;
-            srv.stats.rejected_conn++;
-            close(cfd);
+            refuse(cfd, err, sizeof err - 1);
             continue;
         }
+        if (protected_mode_refuses(srv.cfg.protected_mode, srv.cfg.requirepass && srv.cfg.requirepass[0], &sa)) {
+            srv.next_client_id++; /* Redis creates the client before refusing it */
+            refuse(cfd, PROTECTED_MODE_DENIED, PROTECTED_MODE_DENIED_LEN);
+            continue;
+        }
+        srv.stats.numconnections++;
         setup_client_socket(cfd);
         client *c = client_create(cfd);
         if (!c) continue; /* client_create closed it */

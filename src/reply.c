@@ -1,9 +1,11 @@
 /* reply.c - RESP2/RESP3 reply encoders that stage bytes in the client's
  * output ring (see reply.h). Small replies are formatted straight into the
  * ring when it has contiguous room; nothing here allocates per reply unless
- * the ring must grow. */
+ * the ring must grow. Output limits (outlimit.c) are checked whenever the
+ * ring must grow. */
 #include "reply.h"
 #include "command.h"
+#include "outlimit.h"
 #include "server.h"
 #include "util.h"
 #include <stdarg.h>
@@ -23,6 +25,14 @@ int g_nerrstats;
 
 static inline int muted(client *c) { return (c->flags & (CF_REPLY_OFF | CF_REPLY_SKIP)) != 0; }
 
+/* The ring must grow (or wrap): the output limits are checked here, before
+ * any memory is taken, so one huge reply cannot outrun them. A client
+ * scheduled for closing gets nothing more. */
+static void stage_slow(client *c, const char *s, size_t n) {
+    if (client_check_output_limits_extra(c, n)) return;
+    ring_append(&c->out, s, n);
+}
+
 static inline void stage(client *c, const char *s, size_t n) {
     if (!(c->flags & CF_PENDING_WRITE)) client_mark_pending(c);
     char *w = ring_write_ptr(&c->out, n);
@@ -30,7 +40,7 @@ static inline void stage(client *c, const char *s, size_t n) {
         memcpy(w, s, n);
         ring_commit(&c->out, n);
     } else {
-        ring_append(&c->out, s, n);
+        stage_slow(c, s, n);
     }
 }
 

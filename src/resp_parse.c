@@ -32,7 +32,9 @@
  * more byte, which is skipped without checking it is '\n'; the 2 bytes after a
  * bulk payload are skipped likewise; '$' is checked only once the header
  * line is complete; "too big" errors fire only when no CR / '\n' was found in
- * more than max_inline pending bytes. Unlike Redis 7.0 (strchr), lines are
+ * more than max_inline pending bytes; before AUTH (lim->unauthenticated) a
+ * count over 10 or a length over 16384 is refused once its header line is
+ * complete, after the ordinary checks, as Redis 7.0 does. Unlike Redis 7.0 (strchr), lines are
  * found with memchr, so a NUL byte is ordinary data everywhere.
  */
 #include "resp_parse.h"
@@ -48,6 +50,8 @@ static const char ERR_BULK_TOO_BIG[]  = "Protocol error: too big bulk count stri
 static const char ERR_BULK_LEN[]      = "Protocol error: invalid bulk length";
 static const char ERR_INLINE_TOO_BIG[] = "Protocol error: too big inline request";
 static const char ERR_QUOTES[]        = "Protocol error: unbalanced quotes in request";
+static const char ERR_UNAUTH_MBULK[]  = "Protocol error: unauthenticated multibulk length";
+static const char ERR_UNAUTH_BULK[]   = "Protocol error: unauthenticated bulk length";
 
 /* "Protocol error: expected '$', got '<c>'" for every byte value, built at
  * compile time so p->err can stay a pointer to static text. Redis formats the
@@ -247,6 +251,8 @@ static ssize_t parse_mbulk(resp_parser *p, const char *buf, size_t len,
         }
         if (v > lim->max_args)
             return fail(p, ERR_MBULK_LEN);
+        if (lim->unauthenticated && v > RESP_UNAUTH_MAX_ARGS)
+            return fail(p, ERR_UNAUTH_MBULK);
         if (v <= 0) {
             p->argc = 0;
             clear_state(p);
@@ -282,6 +288,8 @@ static ssize_t parse_mbulk(resp_parser *p, const char *buf, size_t len,
             }
             if (v > lim->max_bulk)
                 return fail(p, ERR_BULK_LEN);
+            if (lim->unauthenticated && v > RESP_UNAUTH_MAX_BULK)
+                return fail(p, ERR_UNAUTH_BULK);
             p->bulk_len = v;
             pos = cr + 2;
         }
@@ -527,14 +535,16 @@ ssize_t resp_parse_whole(resp_parser *p, const char *buf, size_t len, const resp
     pos += 2; /* CR and the byte after it */
     if (lim == NULL)
         lim = &default_limits;
-    if (n > p->argv_cap || (long long)n > lim->max_args)
+    if (n > p->argv_cap || (long long)n > lim->max_args ||
+        (lim->unauthenticated && (long long)n > RESP_UNAUTH_MAX_ARGS))
         return 0;
     for (i = 0; i < n; i++) {
         unsigned long long l;
         size_t start;
         if (pos + 4 > len || !whole_bulk_header(b, len, pos, &l, &start))
             return 0;
-        if ((long long)l > lim->max_bulk || len - start < l + 2)
+        if ((long long)l > lim->max_bulk || len - start < l + 2 ||
+            (lim->unauthenticated && (long long)l > RESP_UNAUTH_MAX_BULK))
             return 0;
         p->argv[i].off = start;
         p->argv[i].len = (size_t)l;

@@ -114,6 +114,30 @@ int str_to_ull(const char *s, size_t len, unsigned long long *out) {
     return 1;
 }
 
+int str_to_scan_cursor(const char *s, size_t len, unsigned long *out) {
+    size_t n = strnlen(s, len), i = 0;
+    unsigned long v = 0;
+    int neg = 0;
+    if (n == 0) {
+        *out = 0;
+        return 1;
+    }
+    if (s[0] == ' ' || (s[0] >= '\t' && s[0] <= '\r')) return 0; /* isspace in the C locale */
+    if (s[0] == '+' || s[0] == '-') {
+        neg = s[0] == '-';
+        i++;
+    }
+    if (i == n) return 0;
+    for (; i < n; i++) {
+        unsigned d = (unsigned)(s[i] - '0');
+        if (d > 9) return 0;
+        if (v > (ULONG_MAX - d) / 10) return 0;
+        v = v * 10 + d;
+    }
+    *out = neg ? 0UL - v : v;
+    return 1;
+}
+
 /* "00" .. "99", two characters per entry. */
 static const char digit_pairs[201] =
     "00010203040506070809"

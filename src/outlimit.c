@@ -1,0 +1,59 @@
+/* outlimit.c - output buffer limits (see outlimit.h).
+ *
+ * Why: replies are staged in a client's ring until the socket takes them.
+ * Backpressure (client.c) stops reading a client whose ring passes 1 MB, so
+ * a pipeline cannot grow it much further, but one command can still stage a
+ * huge reply, and `client-output-buffer-limit` lets an operator cap a class
+ * of clients lower. The checks run where the ring must grow (reply.c), after
+ * each read batch (client.c) and from the cron (main.c), so the memory a
+ * non-reading client can pin is bounded by about twice its hard limit, and a
+ * soft limit is enforced even when the client sends nothing more.
+ *
+ * Differences from Redis 7.0, kept on purpose: the soft limit is timed in
+ * milliseconds (Redis: whole seconds) and is also checked from the cron.
+ */
+#include "outlimit.h"
+#include "config.h"
+#include "server.h"
+
+int client_output_class(const client *c) {
+    return (c->flags & CF_PUBSUB) ? COB_PUBSUB : COB_NORMAL;
+}
+
+static void close_for_limits(client *c) {
+    char info[1024];
+    client_info_line(c, info, sizeof info);
+    server_log(LOG_WARNING_, "Client %s scheduled to be closed ASAP for overcoming of output buffer limits.", info);
+    client_close_async(c);
+}
+
+/* Soft limit bookkeeping: 1 when it has been exceeded for too long. */
+static int soft_limit_breached(client *c, const cob_limit *lim, unsigned long long used) {
+    if (!lim->soft || used < lim->soft) {
+        c->cob_soft_since_ms = 0;
+        return 0;
+    }
+    if (c->cob_soft_since_ms == 0) {
+        c->cob_soft_since_ms = srv.now_ms ? srv.now_ms : 1;
+        return 0;
+    }
+    /* soft_seconds <= INT_MAX (config), so this cannot overflow */
+    return srv.now_ms - c->cob_soft_since_ms > lim->soft_seconds * 1000;
+}
+
+int client_output_over_limits_extra(client *c, size_t extra) {
+    unsigned long long staged = (unsigned long long)ring_used(&c->out) + extra;
+    unsigned long long used = staged > OUTPUT_STATIC_ALLOWANCE ? staged - OUTPUT_STATIC_ALLOWANCE : 0;
+    const cob_limit *lim = &srv.cfg.cob[client_output_class(c)];
+    int breach = (lim->hard && used >= lim->hard) || (used > 0 && client_auth_required(c));
+    if (soft_limit_breached(c, lim, used)) breach = 1;
+    return breach;
+}
+
+int client_check_output_limits_extra(client *c, size_t extra) {
+    if (c->flags & CF_CLOSE_ASAP) return 1;
+    if (c->flags & CF_FAKE) return 0;
+    if (!client_output_over_limits_extra(c, extra)) return 0;
+    close_for_limits(c);
+    return 1;
+}
