@@ -11,8 +11,12 @@ for byte) or a `Step` built with the helpers below:
                               are >= 0 (TTL/PTTL/EXPIRETIME of relative expiries)
     hello(*args)              HELLO reply; the volatile fields id/version are
                               masked, everything else (order, types) compared
+    pairs(*args)              flat array (field, value, ...) or RESP3 map compared
+                              as a multiset of pairs (HGETALL of a hash table)
     scan_all(*opts)           SCAN 0 .. until cursor 0 on each server; the key
                               sets are compared (and error replies byte for byte)
+    kscan_all(cmd, key, *opts)  HSCAN/SSCAN/ZSCAN key 0 .. until cursor 0; the
+                              element sets (HSCAN/ZSCAN: pairs) are compared
     raw(data, n=1)            raw bytes (inline commands, pipelines); n replies
     raw_chunked(data, n=1, chunk=1)  same, written a few bytes at a time
     raw_eof(data)             raw bytes; everything up to the server's close
@@ -47,7 +51,7 @@ class Step:
         self.args = [to_bytes(a) for a in args] if args is not None else None
         self.data = data
         self.conn = conn
-        self.mode = mode            # "exact" | "sorted" | "approx" | "hello"
+        self.mode = mode            # "exact" | "sorted" | "pairs" | "approx" | "hello" | "key" (kscan)
         self.tol = tol
         self.n = n
         self.chunk = chunk
@@ -74,6 +78,10 @@ def sorted_(*args, conn=0):
     return Step("cmd", args=args, conn=conn, mode="sorted")
 
 
+def pairs(*args, conn=0):
+    return Step("cmd", args=args, conn=conn, mode="pairs")
+
+
 def approx(*args, tol=1, conn=0):
     return Step("cmd", args=args, conn=conn, mode="approx", tol=tol)
 
@@ -84,6 +92,10 @@ def hello(*args, conn=0):
 
 def scan_all(*opts, conn=0):
     return Step("scan", args=opts, conn=conn)
+
+
+def kscan_all(command, key, *opts, conn=0):
+    return Step("scan", args=(command, key) + tuple(opts), conn=conn, mode="key")
 
 
 def raw(data: bytes, n: int = 1, conn=0):
@@ -143,6 +155,11 @@ def _canon(mode, tol, reply):
         return None
     if mode == "sorted" and v[0] in ("array", "set") and v[1] is not None:
         return (v[0], sorted(repr(x) for x in v[1]))
+    if mode == "pairs" and v[0] == "map":
+        return (v[0], sorted(repr(p) for p in v[1]))
+    if mode == "pairs" and v[0] == "array" and v[1] is not None and len(v[1]) % 2 == 0:
+        items = v[1]
+        return (v[0], sorted(repr((items[i], items[i + 1])) for i in range(0, len(items), 2)))
     if mode == "hello":
         return repr(_masked_hello(v))
     return None
@@ -216,12 +233,17 @@ def _send(client: RawClient, data: bytes, chunk: int = 0):
         return False
 
 
-def _scan_all(client: RawClient, opts):
-    """Run a full SCAN iteration; return canonical bytes describing it."""
+def _scan_all(client: RawClient, opts, keyed=False):
+    """Run a full SCAN iteration (keyed: opts are HSCAN/SSCAN/ZSCAN and its
+    key, then options); return canonical bytes describing it."""
     cursor = b"0"
     keys = set()
+    paired = keyed and opts[0].upper() in (b"HSCAN", b"ZSCAN")
     for _ in range(100000):
-        client.send(encode_command([b"SCAN", cursor] + list(opts)))
+        if keyed:
+            client.send(encode_command(list(opts[:2]) + [cursor] + list(opts[2:])))
+        else:
+            client.send(encode_command([b"SCAN", cursor] + list(opts)))
         try:
             r = client.read_reply()
         except (TimeoutError, ServerClosed) as e:
@@ -232,8 +254,12 @@ def _scan_all(client: RawClient, opts):
         cur, batch = v[1]
         if cur[0] != "bulk" or batch[0] != "array":
             return b"<bad SCAN reply shape> " + r
-        for k in batch[1]:
-            keys.add(k[1])
+        items = [k[1] for k in batch[1]]
+        if paired:
+            if len(items) % 2:
+                return b"<odd element count in a paired scan reply> " + r
+            items = [(items[i], items[i + 1]) for i in range(0, len(items), 2)]
+        keys.update(items)
         cursor = cur[1]
         if cursor == b"0":
             return b"SCAN-KEYS " + repr(sorted(keys)).encode()
@@ -276,7 +302,7 @@ def run_steps(ferry_port: int, redis_port: int, steps, stop_at_first=False, flus
             pair = []
             if st.kind == "scan":
                 for conns in (fc, rc):
-                    pair.append(_scan_all(conns.get(st.conn), st.args))
+                    pair.append(_scan_all(conns.get(st.conn), st.args, keyed=st.mode == "key"))
             else:
                 data = encode_command(st.args) if st.kind == "cmd" else st.data
                 n = 1 if st.kind == "cmd" else st.n

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from diffkit import approx, cmd, hello, replies_equal, sorted_
+from diffkit import approx, cmd, hello, pairs, replies_equal, sorted_
 from resp_client import RespProtocolError, parse, reply_end, split_replies, to_python
 
 COMPLETE = [
@@ -60,3 +60,19 @@ def test_comparison_modes():
     assert replies_equal(h, r1, r2)
     assert not replies_equal(h, r1, r2.replace(b"redis", b"ferry"))
     assert not replies_equal(h, r1, r1.replace(b"%3", b"*6"))
+
+
+def test_pairs_mode():
+    p = pairs("HGETALL", "h")
+    ab = b"*4\r\n$1\r\na\r\n$1\r\n1\r\n$1\r\nb\r\n$1\r\n2\r\n"
+    ba = b"*4\r\n$1\r\nb\r\n$1\r\n2\r\n$1\r\na\r\n$1\r\n1\r\n"
+    swapped = b"*4\r\n$1\r\na\r\n$1\r\n2\r\n$1\r\nb\r\n$1\r\n1\r\n"   # same multiset of bulks
+    assert replies_equal(p, ab, ba)
+    assert not replies_equal(p, ab, swapped)
+    assert replies_equal(sorted_("HGETALL", "h"), ab, swapped)   # why pairs mode exists
+    m1 = b"%2\r\n$1\r\na\r\n$1\r\n1\r\n$1\r\nb\r\n$1\r\n2\r\n"
+    m2 = b"%2\r\n$1\r\nb\r\n$1\r\n2\r\n$1\r\na\r\n$1\r\n1\r\n"
+    assert replies_equal(p, m1, m2)
+    assert not replies_equal(p, m1, ab)                      # map vs flat array
+    assert not replies_equal(p, m1, m2.replace(b"$1\r\n2", b"$1\r\n3"))
+    assert not replies_equal(p, b"*1\r\n$1\r\na\r\n", b"*1\r\n$1\r\nb\r\n")  # odd: exact only
