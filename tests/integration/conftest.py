@@ -311,3 +311,16 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(PER_TEST_TIMEOUT))
+
+
+@pytest.fixture(scope="module")
+def pair():
+    """A ferry and a reference redis-server shared by a module's differential
+    cases (each case starts with FLUSHALL; see diffkit.run_steps)."""
+    f = start_server("ferry")
+    r = start_server("redis")
+    try:
+        yield f, r
+    finally:
+        f.cleanup()
+        r.cleanup()

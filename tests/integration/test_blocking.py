@@ -31,15 +31,6 @@ from resp_client import RawClient, encode_command
 NO_REPLY = b"<no reply>"
 
 
-@pytest.fixture(scope="module")
-def pair():
-    f = start_server("ferry")
-    r = start_server("redis")
-    try:
-        yield f, r
-    finally:
-        f.cleanup()
-        r.cleanup()
 
 
 class Session:

@@ -404,18 +404,6 @@ TYPE_CASE_NEEDS = {"rename_copy_move_types": ("rpush", "hset", "sadd", "zadd"),
                    "object_lfu_policy": ("config",)}
 
 
-# ------------------------------------------------------------------ fixtures
-@pytest.fixture(scope="module")
-def pair():
-    f = start_server("ferry")
-    r = start_server("redis")
-    try:
-        yield f, r
-    finally:
-        f.cleanup()
-        r.cleanup()
-
-
 def _run_case(pair, name, steps):
     f, r = pair
     assert f.alive(), "ferry died before case %r; log tail:\n%s" % (name, f.log_tail())

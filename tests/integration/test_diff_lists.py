@@ -278,18 +278,6 @@ CASES = {
 }
 
 
-# ------------------------------------------------------------------ fixtures
-@pytest.fixture(scope="module")
-def pair():
-    f = start_server("ferry")
-    r = start_server("redis")
-    try:
-        yield f, r
-    finally:
-        f.cleanup()
-        r.cleanup()
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_lists(pair, name):
     f, r = pair

@@ -282,15 +282,6 @@ CASES = {
 
 
 # ====================================================================== fixtures
-@pytest.fixture(scope="module")
-def pair():
-    f = start_server("ferry")
-    r = start_server("redis")
-    try:
-        yield f, r
-    finally:
-        f.cleanup()
-        r.cleanup()
 
 
 def _reset(pair):

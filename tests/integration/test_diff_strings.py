@@ -308,15 +308,6 @@ WRONGTYPE_CASES = {
 }
 
 
-@pytest.fixture(scope="module")
-def pair():
-    f = start_server("ferry")
-    r = start_server("redis")
-    try:
-        yield f, r
-    finally:
-        f.cleanup()
-        r.cleanup()
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -259,15 +259,6 @@ def test_config_set_maxmemory_evicts_without_further_commands(ferry, ferry_facto
 
 
 # ------------------------------------------------------------ differential
-@pytest.fixture(scope="module")
-def pair():
-    f = start_server("ferry")
-    r = start_server("redis")
-    try:
-        yield f, r
-    finally:
-        f.cleanup()
-        r.cleanup()
 
 
 # every case starts from no limit and noeviction, and ends there
