@@ -318,7 +318,11 @@ def pair():
     """A ferry and a reference redis-server shared by a module's differential
     cases (each case starts with FLUSHALL; see diffkit.run_steps)."""
     f = start_server("ferry")
-    r = start_server("redis")
+    try:
+        r = start_server("redis")
+    except Exception:
+        f.cleanup()
+        raise
     try:
         yield f, r
     finally:

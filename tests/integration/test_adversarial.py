@@ -35,21 +35,6 @@ MB = 1024 * 1024
 
 
 # ------------------------------------------------------------------ helpers
-@pytest.fixture(scope="module")
-def pair():
-    f = start_server("ferry")
-    try:
-        r = start_server("redis")
-    except Exception:
-        f.cleanup()
-        raise
-    try:
-        yield f, r
-    finally:
-        f.cleanup()
-        r.cleanup()
-
-
 def rss_kb(server) -> int:
     with open("/proc/%d/status" % server.proc.pid) as fh:
         return int(re.search(r"VmRSS:\s+(\d+)", fh.read()).group(1))

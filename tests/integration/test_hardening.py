@@ -23,7 +23,7 @@ import pytest
 from conftest import start_server
 from diffkit import format_report, hello, raw, raw_eof, run_steps
 from resp_client import RawClient, ServerClosed, encode_command, parse, to_python
-from test_diff_conn_server import AuthServer
+from test_diff_conn_server import AuthServer, auth_pair  # noqa: F401  (module fixture)
 
 
 def _diff(f, r, steps, name, flush=True):
@@ -57,21 +57,6 @@ def _wait_closed(c, timeout):
 
 
 # ------------------------------------------------------------ before AUTH
-@pytest.fixture(scope="module")
-def auth_pair():
-    f = AuthServer("ferry").start()
-    try:
-        r = AuthServer("redis").start()
-    except Exception:
-        f.cleanup()
-        raise
-    try:
-        yield f, r
-    finally:
-        f.cleanup()
-        r.cleanup()
-
-
 PW = AuthServer.PASSWORD
 UNAUTH_CASES = {
     "mbulk_11_header_only": [raw_eof(b"*11\r\n")],
