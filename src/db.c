@@ -274,7 +274,7 @@ typedef struct expire_ctx {
     db *d;
     dnode *victims[64];
     int nvictims;
-    long long ttl_sum;
+    double ttl_sum;                 /* double: TTLs up to 2^63 ms must not overflow */
     long ttl_samples;
 } expire_ctx;
 
@@ -285,7 +285,7 @@ static void expire_visit(void *ud, dnode *n) {
     if (t < srv.now_ms) {
         if (x->nvictims < 64) x->victims[x->nvictims++] = n;
     } else {
-        x->ttl_sum += t - srv.now_ms;
+        x->ttl_sum += (double)(t - srv.now_ms);
         x->ttl_samples++;
     }
 }
@@ -309,8 +309,9 @@ void db_active_expire(long budget_us) {
             if ((++iters & 15) == 0 && ev_mono_us() - start > budget_us) break;
         } while (d->expire_cursor != 0 && d->expires > 0);
         if (x.ttl_samples) {
-            long long avg = x.ttl_sum / x.ttl_samples;
-            d->avg_ttl = d->avg_ttl ? (d->avg_ttl * 49 + avg) / 50 : avg;
+            double avg = x.ttl_sum / (double)x.ttl_samples;
+            double smooth = d->avg_ttl ? ((double)d->avg_ttl * 49 + avg) / 50 : avg;
+            d->avg_ttl = smooth >= 9.2e18 ? (long long)9.2e18 : (long long)smooth;
         }
         if (ev_mono_us() - start > budget_us) break;
     }
