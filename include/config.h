@@ -43,6 +43,7 @@ typedef struct ferry_config {
     int enable_debug_command;
     int enable_protected_configs;
     int metrics_port;               /* 0 = disabled */
+    int busy_poll_us;               /* longest spin before sleeping in the poll, 0 = never spin */
     unsigned long long maxmemory;
     int maxmemory_policy;           /* index into the policy names, 0 = noeviction */
     int maxmemory_samples;

@@ -143,9 +143,43 @@ static void run_timers(evloop *el) {
     }
 }
 
+/* After a sleeping poll: idle_us is how long the loop had no events. */
+static void adapt_spin(evloop *el, int64_t idle_us) {
+    if (idle_us <= el->busy_poll_us) {
+        int grown = el->spin_us < 8 ? 8 : el->spin_us * 2; /* spinning longer would have caught it */
+        el->spin_us = grown < el->busy_poll_us ? grown : el->busy_poll_us;
+    } else {
+        el->spin_us /= 2; /* idle anyway: stop paying for the spin */
+    }
+}
+
+/* Polls, re-polling without blocking for up to spin_us after the last event
+ * before sleeping (see busy_poll_us in event.h). */
+static int poll_events(evloop *el, long timeout) {
+    if (timeout == 0 || el->busy_poll_us <= 0) return be_poll(el, timeout);
+    int64_t now = ev_mono_us();
+    if (el->spin_us > el->busy_poll_us) el->spin_us = el->busy_poll_us;
+    for (int n;; now = ev_mono_us()) {
+        if (now - el->last_event_us >= el->spin_us) break;
+        n = be_poll(el, 0);
+        if (n > 0) {
+            el->last_event_us = ev_mono_us();
+            return n;
+        }
+        el->polls++; /* the caller counts the last poll */
+    }
+    int n = be_poll(el, timeout);
+    if (n > 0) {
+        now = ev_mono_us();
+        adapt_spin(el, now - el->last_event_us);
+        el->last_event_us = now;
+    }
+    return n;
+}
+
 int ev_process(evloop *el) {
     long timeout = ms_to_next_timer(el);
-    int n = be_poll(el, timeout);
+    int n = poll_events(el, timeout);
     el->polls++;
     for (int i = 0; i < n; i++) {
         int fd = el->fired[i].fd, mask = el->fired[i].mask;

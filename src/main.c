@@ -112,6 +112,7 @@ static void free_closed_clients(void) {
 }
 
 static void before_sleep(evloop *el) {
+    el->busy_poll_us = srv.cfg.busy_poll_us;
     blocking_before_sleep();
     free_closed_clients();
     clients_flush_pending();
