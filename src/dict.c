@@ -62,7 +62,7 @@ void dict_init(dict *d) {
 }
 
 static inline int key_eq(const dnode *n, const char *key, size_t klen) {
-    return n->klen == klen && memcmp(dn_key(n), key, klen) == 0;
+    return dn_klen(n) == klen && memcmp(dn_key(n), key, klen) == 0;
 }
 
 static void free_chain(dnode *n, void (*free_fn)(dnode *)) {
@@ -114,7 +114,7 @@ int dict_rehash(dict *d, int n) {
         dnode *e = d->table[0][d->rehash_idx];
         while (e) {
             dnode *next = e->next;
-            size_t idx = dict_hash(dn_key(e), e->klen) & mask1;
+            size_t idx = dict_hash(dn_key(e), dn_klen(e)) & mask1;
             e->next = d->table[1][idx];
             d->table[1][idx] = e;
             d->used[0]--;
@@ -160,7 +160,9 @@ static void maybe_expand(dict *d) {
         d->bits[0] = DICT_MIN_BITS;
         return;
     }
-    if (d->used[0] >= hashsize(d->bits[0]) && !d->pause_rehash) start_rehash(d, d->bits[0] + 1u);
+    /* grow at load factor 2 (chains average 1.5 nodes): 4-5 B/key less than
+     * at 1 for ~5% of pipelined GET throughput at 100k keys (issue #3) */
+    if (d->used[0] >= 2 * hashsize(d->bits[0]) && !d->pause_rehash) start_rehash(d, d->bits[0] + 1u);
 }
 
 void dict_maybe_shrink(dict *d) {
@@ -221,7 +223,7 @@ dnode *dict_find(dict *d, const char *key, size_t klen) {
     return l ? *l : NULL;
 }
 
-void dict_add(dict *d, dnode *n) { dict_add_h(d, n, dict_hash(dn_key(n), n->klen)); }
+void dict_add(dict *d, dnode *n) { dict_add_h(d, n, dict_hash(dn_key(n), dn_klen(n))); }
 
 void dict_add_h(dict *d, dnode *n, uint64_t hash) {
     rehash_step(d);
