@@ -34,11 +34,13 @@
 
 typedef struct free_obj { struct free_obj *next; } free_obj;
 
+#ifndef DN_NO_SLAB
 static struct {
     free_obj *free[SLAB_CLASSES];
     char *cur[SLAB_CLASSES];     /* bump region of the class's newest page */
     char *end[SLAB_CLASSES];
 } slab;
+#endif
 
 static inline size_t class_size(size_t n) { return (n + 7) & ~(size_t)7; }
 
@@ -108,10 +110,10 @@ void dn_free(dnode *n) {
 }
 
 size_t dn_usable(const dnode *n) {
-    size_t sz = dn_node_size(n);
 #ifdef DN_NO_SLAB
     return zmalloc_size((void *)n);
 #else
+    size_t sz = dn_node_size(n);
     return sz > DN_SLAB_MAX ? zmalloc_size((void *)n) : class_size(sz);
 #endif
 }
