@@ -118,6 +118,20 @@ size_t dn_usable(const dnode *n) {
 #endif
 }
 
+/* May a node of `from` bytes at n become `to` bytes without moving? With the
+ * slab only within one size class (dn_free finds the class from the size);
+ * from malloc when the block is big enough. */
+static int same_block(size_t from, size_t to, const dnode *n) {
+#ifdef DN_NO_SLAB
+    (void)from;
+    return to <= zmalloc_size((void *)n);
+#else
+    if (from > DN_SLAB_MAX || to > DN_SLAB_MAX) return 0;
+    (void)n;
+    return class_size(from) == class_size(to);
+#endif
+}
+
 /* A new node of the given shape carrying n's header fields (type, enc,
  * lru, flags other than the shape bits), expiry and key. */
 static dnode *reshape(const dnode *n, uint32_t klen, uint32_t vlen, int with_expire) {
@@ -136,9 +150,8 @@ dnode *dn_resize_value(dnode *n, uint32_t newvlen) {
     if (newvlen == vlen) return n;
     int exp = (n->flags & DN_EXPIRE) != 0;
     if (dn_needs_wide(klen, vlen) == dn_needs_wide(klen, newvlen) &&
-        class_size(dn_size(klen, vlen, exp)) == class_size(dn_size(klen, newvlen, exp)) &&
-        dn_size(klen, newvlen, exp) <= DN_SLAB_MAX && dn_size(klen, vlen, exp) <= DN_SLAB_MAX) {
-        /* same slab class and layout: only the length changes */
+        same_block(dn_size(klen, vlen, exp), dn_size(klen, newvlen, exp), n)) {
+        /* same block and layout: only the length changes */
         if (n->flags & DN_WIDE) memcpy(n->data + (exp ? 8 : 0) + 4, &newvlen, 4);
         else n->vlen16 = (uint16_t)newvlen;
         return n;

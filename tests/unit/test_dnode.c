@@ -73,7 +73,9 @@ Test(dnode, resize_value_across_the_wide_boundary_keeps_fields) {
 Test(dnode, same_class_resize_is_in_place) {
     dnode *n = mk(16, 60, 0, 'k', 'v');    /* 92 bytes: the 96-byte class */
     dnode *m = dn_resize_value(n, 64);      /* 96 bytes: same class */
+#if !defined(__SANITIZE_ADDRESS__)         /* (under ASan nodes come from malloc) */
     cr_assert_eq(m, n);
+#endif
     check(m, 16, 64, 0, 'k', 'v', 60);
     memset(dn_val(m), 'v', 64);
     dnode *o = dn_resize_value(m, 65);      /* 97 bytes: next class */
