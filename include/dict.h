@@ -1,10 +1,16 @@
 /* dict.h - power-of-two chained hash table with incremental rehashing.
  *
- * The table is intrusive: it links dnode records whose header carries the key
- * length, the value length, a type byte and flags, followed by the optional
- * expiry, the key bytes and the value bytes, all in one allocation. The same
- * node layout serves the keyspace (key -> typed value) and, later, the
- * members of hashes and sets.
+ * The table is intrusive: it links dnode records, one allocation each: a
+ * 16-byte header (chain link, short key and value lengths, type, encoding,
+ * flags and a 24-bit LRU/LFU field), then the optional expiry, the optional
+ * wide lengths (keys >= 255 or values >= 65535 bytes), the key bytes and the
+ * value bytes. The same layout serves the keyspace (key -> typed value),
+ * hash fields, set members and skiplist nodes. Nodes come from dnode.c's
+ * slab (exact 8-byte classes): a 16-byte key with a 64-byte value costs 96
+ * bytes, against 112 from malloc with a 24-byte header.
+ *
+ * Buckets grow at load factor 2 (and shrink below 1/8), so a table costs 4-8
+ * bytes per key instead of 8-16.
  *
  * Growth and shrink are incremental, as in memcached's assoc.c: two tables,
  * and a cursor (rehash_idx) that moves a few buckets on every operation and a
@@ -28,31 +34,71 @@
 #define DICT_REHASH_STEP 1          /* buckets moved per operation */
 
 /* dnode flags */
-#define DN_EXPIRE 0x01              /* an int64 expiry (unix ms) precedes the key */
+#define DN_EXPIRE 0x01              /* an int64 expiry (unix ms) is the first slot of data[] */
+#define DN_WIDE 0x02                /* key >= 255 or value >= 65535 bytes: uint32 klen, vlen follow [expiry] */
 #define DN_NOSHARE 0x80             /* COPY result: OBJECT REFCOUNT reports 1, not the shared-int count */
 
+#define DN_KLEN_SHORT_MAX 254       /* longest key held in klen8 */
+#define DN_VLEN_SHORT_MAX 65534     /* longest value held in vlen16 */
+
+/* 16 bytes of header. `lru` is Redis's 24-bit field: the LRU clock in
+ * seconds, or under an LFU policy 16 bits of minutes and an 8-bit counter
+ * (evict.h); a skiplist node keeps its level count there. */
 typedef struct dnode {
     struct dnode *next;
-    uint32_t klen;
-    uint32_t vlen;
-    uint8_t type;                   /* value type (keyspace: OBJ_*) */
-    uint8_t enc;                    /* value encoding */
-    uint8_t flags;                  /* DN_* */
-    uint8_t lfu;                    /* reserved for LFU eviction */
-    uint32_t lru;                   /* access clock (seconds), for OBJECT IDLETIME / LRU */
-    char data[];                    /* [int64 expire] key[klen] value[vlen] */
+    uint8_t klen8;                  /* key length (short form) */
+    uint8_t type : 4;               /* value type (keyspace: OBJ_*) */
+    uint8_t enc : 4;                /* value encoding */
+    uint16_t vlen16;                /* value length (short form) */
+    uint32_t lru : 24;
+    uint32_t flags : 8;             /* DN_* */
+    char data[];                    /* [int64 expire] [uint32 klen, vlen if DN_WIDE] key value */
 } dnode;
+_Static_assert(sizeof(dnode) == 16, "dnode header is 16 bytes");
 
-static inline char *dn_key(const dnode *n) { return (char *)n->data + ((n->flags & DN_EXPIRE) ? 8 : 0); }
-static inline char *dn_val(const dnode *n) { return dn_key(n) + n->klen; }
+static inline size_t dn_slots(unsigned flags) { return ((flags & DN_EXPIRE) ? 8 : 0) + ((flags & DN_WIDE) ? 8 : 0); }
+static inline int dn_needs_wide(size_t klen, size_t vlen) {
+    return klen > DN_KLEN_SHORT_MAX || vlen > DN_VLEN_SHORT_MAX;
+}
+static inline uint32_t dn_klen(const dnode *n) {
+    if (__builtin_expect(!(n->flags & DN_WIDE), 1)) return n->klen8;
+    uint32_t v; __builtin_memcpy(&v, n->data + ((n->flags & DN_EXPIRE) ? 8 : 0), 4); return v;
+}
+static inline uint32_t dn_vlen(const dnode *n) {
+    if (__builtin_expect(!(n->flags & DN_WIDE), 1)) return n->vlen16;
+    uint32_t v; __builtin_memcpy(&v, n->data + ((n->flags & DN_EXPIRE) ? 8 : 0) + 4, 4); return v;
+}
+static inline char *dn_key(const dnode *n) { return (char *)n->data + dn_slots(n->flags); }
+static inline char *dn_val(const dnode *n) { return dn_key(n) + dn_klen(n); }
 static inline int64_t dn_expire(const dnode *n) {
     int64_t t; if (!(n->flags & DN_EXPIRE)) return -1;
     __builtin_memcpy(&t, n->data, 8); return t;
 }
 static inline void dn_set_expire_field(dnode *n, int64_t t) { __builtin_memcpy(n->data, &t, 8); }
 static inline size_t dn_size(uint32_t klen, uint32_t vlen, int with_expire) {
-    return sizeof(dnode) + (with_expire ? 8 : 0) + klen + vlen;
+    return sizeof(dnode) + (with_expire ? 8 : 0) + (dn_needs_wide(klen, vlen) ? 8 : 0) + klen + vlen;
 }
+static inline size_t dn_node_size(const dnode *n) { return dn_size(dn_klen(n), dn_vlen(n), n->flags & DN_EXPIRE); }
+
+#define DN_SLAB_MAX 512             /* nodes up to this size come from slabs */
+
+/* Node allocation (dnode.c): nodes up to DN_SLAB_MAX bytes come from slabs
+ * of exact 8-byte size classes with no per-object header; larger ones from
+ * zmalloc. All return zeroed headers with the lengths and expiry slot set;
+ * the caller fills type/enc/lru/flags, key and value. */
+dnode *dn_new(uint32_t klen, uint32_t vlen, int with_expire);
+/* The header of a node the caller allocated itself (dn_size bytes at n). */
+void dn_init(dnode *n, uint32_t klen, uint32_t vlen, int with_expire);
+void dn_free(dnode *n);
+/* Bytes the allocator holds for n (MEMORY USAGE). */
+size_t dn_usable(const dnode *n);
+/* The same node (header, expiry, key, the first min(old, new) value bytes)
+ * with value length newvlen; n is freed unless returned. */
+dnode *dn_resize_value(dnode *n, uint32_t newvlen);
+/* The same node with the expiry slot added (with_expire) or removed. */
+dnode *dn_with_expire_slot(dnode *n, int with_expire);
+/* The same node (header, expiry, value) under another key; n is freed. */
+dnode *dn_rekey(dnode *n, const char *key, uint32_t klen);
 
 typedef struct dict {
     dnode **table[2];
@@ -92,7 +138,7 @@ static inline dnode *dict_find_hashed(dict *d, const char *key, size_t klen, uin
     if (d->rehash_idx == -1) { /* one table and no rehash step due: walk the chain here */
         if (!d->table[0]) return NULL;
         for (dnode *n = d->table[0][hash & hashmask(d->bits[0])]; n; n = n->next)
-            if (n->klen == klen && __builtin_memcmp(dn_key(n), key, klen) == 0) return n;
+            if (dn_klen(n) == klen && __builtin_memcmp(dn_key(n), key, klen) == 0) return n;
         return NULL;
     }
     dnode **l = dict_find_link_hashed(d, key, klen, hash);

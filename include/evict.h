@@ -51,8 +51,21 @@ static inline int evict_lfu_active(void) { return evict_policy_is_lfu(srv.cfg.ma
 
 /* ---- access stamps -------------------------------------------------------- */
 
-/* LFU clock: minutes. */
-static inline uint32_t evict_lfu_minutes(void) { return srv.lruclock / 60; }
+/* The node's 24-bit `lru` field, as Redis: under LRU (and non-LFU) policies
+ * the access clock in seconds modulo 2^24 (194 days; differences are taken
+ * modulo 2^24), under LFU policies 16 bits of minutes (modulo 2^16) and an
+ * 8-bit logarithmic counter. */
+#define LRU_CLOCK_MASK 0xFFFFFFu
+static inline uint32_t evict_lru_clock(void) { return srv.lruclock & LRU_CLOCK_MASK; }
+/* Seconds since n's LRU stamp. */
+static inline uint32_t evict_lru_idle(const dnode *n) { return (evict_lru_clock() - n->lru) & LRU_CLOCK_MASK; }
+/* LFU clock: minutes modulo 2^16. */
+static inline uint32_t evict_lfu_minutes(void) { return (srv.lruclock / 60) & 0xFFFFu; }
+static inline unsigned dn_lfu_counter(const dnode *n) { return n->lru & 0xFFu; }
+static inline unsigned dn_lfu_ldt(const dnode *n) { return n->lru >> 8; }
+static inline void dn_lfu_set(dnode *n, unsigned ldt, unsigned counter) {
+    n->lru = ((ldt & 0xFFFFu) << 8) | (counter & 0xFFu);
+}
 /* Decay (by minutes idle since the stamp), log-increment and re-stamp. */
 void evict_lfu_access(dnode *n);
 /* The node's LFU counter after decay (OBJECT FREQ); does not modify it. */
@@ -61,12 +74,12 @@ unsigned evict_lfu_get(const dnode *n);
 /* A key was accessed (lookup without NO-TOUCH). */
 static inline void evict_touch(dnode *n) {
     if (evict_lfu_active()) evict_lfu_access(n);
-    else n->lru = srv.lruclock;
+    else n->lru = evict_lru_clock();
 }
 /* Stamps of a newly created value. */
 static inline void evict_stamp_new(dnode *n) {
-    n->lfu = LFU_INIT_VAL;
-    n->lru = evict_lfu_active() ? evict_lfu_minutes() : srv.lruclock;
+    if (evict_lfu_active()) dn_lfu_set(n, evict_lfu_minutes(), LFU_INIT_VAL);
+    else n->lru = evict_lru_clock();
 }
 /* Stamps of value n replacing old under the same key (n may be old itself,
  * overwritten in place): under LFU the key keeps its counter, as Redis's
@@ -74,11 +87,10 @@ static inline void evict_stamp_new(dnode *n) {
  * unless old had expired (then n is a new key); otherwise a fresh stamp. */
 static inline void evict_stamp_replace(dnode *n, const dnode *old, int old_expired) {
     if (__builtin_expect(evict_lfu_active(), 0)) {
-        n->lfu = old_expired ? LFU_INIT_VAL : old->lfu;
-        n->lru = old_expired ? evict_lfu_minutes() : old->lru;
+        if (old_expired) dn_lfu_set(n, evict_lfu_minutes(), LFU_INIT_VAL);
+        else n->lru = old->lru;
     } else {
-        n->lfu = LFU_INIT_VAL;
-        n->lru = srv.lruclock;
+        n->lru = evict_lru_clock();
     }
 }
 
@@ -86,8 +98,7 @@ static inline void evict_stamp_replace(dnode *n, const dnode *old, int old_expir
  * with the uniform random number r in [0,1): the counter grows with
  * probability 1/((counter - LFU_INIT_VAL) * log_factor + 1), saturating at
  * 255. decay: the counter less one per decay_time minutes between the stamp
- * ldt and now (0 = no decay; a stamp from the future, e.g. an LRU stamp after
- * a policy switch, counts as no time). */
+ * ldt and now, both minutes modulo 2^16 (0 = no decay). */
 uint8_t evict_lfu_log_incr(uint8_t counter, int log_factor, double r);
 unsigned evict_lfu_decay(unsigned counter, uint32_t ldt, uint32_t now_min, int decay_time);
 

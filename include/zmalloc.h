@@ -11,4 +11,7 @@ char *zstrdup(const char *s);
 char *zstrndup(const char *s, size_t n);
 size_t zmalloc_used(void);
 size_t zmalloc_size(void *p);
+/* Add delta (may be negative) to used_memory: sub-allocators (dnode.c's
+ * slabs) count their live objects rather than their pages. */
+void zmalloc_adjust(long long delta);
 #endif

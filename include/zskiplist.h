@@ -5,18 +5,17 @@
  * Memory: a member is ONE allocation. Each skiplist node is a dnode (the
  * hash table's intrusive node, see dict.h) whose key is the member bytes, so
  * the index links the skiplist nodes themselves and the member is stored
- * once. The dnode header fields the index does not use for members carry
- * skiplist data: `lfu` the level count, and `vlen` + `lru` the two 32-bit
- * halves of the score (so the score shares a cache line with the member
- * length and bytes). The links sit in front of the header:
+ * once; its 8-byte value is the score (unaligned), and the header's 24-bit
+ * `lru` field, unused by the index, holds the level count. The links sit in
+ * front of the header:
  *
- *     ... level i>=1: fwd (8) span (4) ... | backward | fwd[0] | dnode header | member
+ *     ... level i>=1: fwd (8) span (4) ... | backward | fwd[0] | dnode header | member | score
  *                                                              ^ node pointer
  *
  * padded at the front to a multiple of 8 so the header stays aligned. The
  * span of level 0 is always 1 and is not stored. Spans are 32-bit, so a
  * sorted set holds at most 2^32-1 members. A 13-byte member at one level
- * (3 in 4 nodes) is 16 + 24 + 13 = 53 bytes: one 64-byte malloc chunk.
+ * (3 in 4 nodes) is 16 + 16 + 13 + 8 = 53 bytes: one 64-byte malloc chunk.
  *
  * Ranges: score ranges (min/max with exclusive flags) and lex ranges
  * (min/max strings, exclusive flags, or -inf / +inf) as ZRANGEBYSCORE and
@@ -83,13 +82,12 @@ int zlex_range_empty(const zlex_range *r);
 
 /* ---- node access ---------------------------------------------------------- */
 
-static inline const char *zsn_member(const dnode *n) { return n->data; }
-static inline size_t zsn_len(const dnode *n) { return n->klen; }
-static inline int zsn_levels(const dnode *n) { return n->lfu; }
+static inline const char *zsn_member(const dnode *n) { return dn_key(n); }
+static inline size_t zsn_len(const dnode *n) { return dn_klen(n); }
+static inline int zsn_levels(const dnode *n) { return (int)n->lru; }
 static inline double zsn_score(const dnode *n) {
-    uint64_t bits = (uint64_t)n->vlen | (uint64_t)n->lru << 32;
     double d;
-    memcpy(&d, &bits, sizeof d);
+    memcpy(&d, dn_val(n), sizeof d);
     return d;
 }
 static inline dnode *zsn_prev(const dnode *n) {

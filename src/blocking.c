@@ -116,7 +116,7 @@ size_t blocking_timeout_count(void) { return heap_n; }
 int blocking_serving_key(const client *c, span *key) {
     if (rerun.c != c || !rerun.k) return 0;
     key->p = dn_key(rerun.k->node) + 4;
-    key->len = rerun.k->node->klen - 4;
+    key->len = dn_klen(rerun.k->node) - 4;
     return 1;
 }
 
@@ -153,10 +153,7 @@ static bkey *queue_get(int dbid, const char *key, size_t klen) {
     }
     k = zcalloc(sizeof *k);
     k->dbid = dbid;
-    dnode *n = zmalloc(dn_size((uint32_t)klen + 4, sizeof(void *), 0));
-    memset(n, 0, sizeof *n);
-    n->klen = (uint32_t)klen + 4;
-    n->vlen = sizeof(void *);
+    dnode *n = dn_new((uint32_t)klen + 4, sizeof(void *), 0);
     qkey_build(dn_key(n), dbid, key, klen);
     memcpy(dn_val(n), &k, sizeof k);
     dict_add(&queues, n);
@@ -165,7 +162,7 @@ static bkey *queue_get(int dbid, const char *key, size_t klen) {
 }
 
 static void queue_free(bkey *k) {
-    zfree(dict_unlink(&queues, dn_key(k->node), k->node->klen));
+    dn_free(dict_unlink(&queues, dn_key(k->node), dn_klen(k->node)));
     zfree(k);
 }
 
@@ -215,7 +212,7 @@ static void signal_if_exists(void *ud, dnode *n) {
     signal_ctx *x = ud;
     bkey *k = node_bkey(n);
     if (k->dbid != x->d->id || !k->first) return;
-    if (db_lookup(x->d, dn_key(n) + 4, n->klen - 4)) mark_ready(k);
+    if (db_lookup(x->d, dn_key(n) + 4, dn_klen(n) - 4)) mark_ready(k);
 }
 
 void blocking_signal_db(db *d) {
@@ -417,7 +414,7 @@ static int rerun_client(client *c, bkey *k) {
 static void serve_key(bkey *k) {
     db *d = db_get(k->dbid);
     const char *key = dn_key(k->node) + 4;
-    size_t klen = k->node->klen - 4;
+    size_t klen = dn_klen(k->node) - 4;
     k->serving = 1;
     bwait *w = k->first;
     while (w && d && db_lookup(d, key, klen)) {

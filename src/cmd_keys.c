@@ -83,7 +83,7 @@ static dnode *lookup_notouch(client *c, const span *k) {
  * touches watchers). The key is copied first: the node is freed meanwhile. */
 static void expire_node_now(db *d, dnode *n) {
     char buf[256];
-    size_t klen = n->klen;
+    size_t klen = dn_klen(n);
     char *k = klen <= sizeof buf ? buf : zmalloc(klen);
     memcpy(k, dn_key(n), klen);
     db_lookup_write(d, k, klen);
@@ -265,14 +265,14 @@ typedef struct keys_ctx {
 
 static void keys_cb(void *ud, dnode *n) {
     keys_ctx *k = ud;
-    if (!k->all && !glob_match(k->pat.p, k->pat.len, dn_key(n), n->klen, 0)) return;
+    if (!k->all && !glob_match(k->pat.p, k->pat.len, dn_key(n), dn_klen(n), 0)) return;
     if (db_is_expired(n)) return;       /* skipped, left to expiry */
     nvec_push(k->out, n);
 }
 
 static void reply_nodes(client *c, const nvec *a) {
     reply_array(c, (long)a->n);
-    for (size_t i = 0; i < a->n; i++) reply_bulk(c, dn_key(a->v[i]), a->v[i]->klen);
+    for (size_t i = 0; i < a->n; i++) reply_bulk(c, dn_key(a->v[i]), dn_klen(a->v[i]));
 }
 
 static void cmd_keys(client *c) {
@@ -320,7 +320,7 @@ static int parse_scan_opts(client *c, scan_opts *o) {
 
 /* Whether a collected node is filtered out (deleting it if expired). */
 static int scan_filtered(db *d, const scan_opts *o, dnode *n) {
-    if (o->use_pat && !glob_match(o->pat.p, o->pat.len, dn_key(n), n->klen, 0)) return 1;
+    if (o->use_pat && !glob_match(o->pat.p, o->pat.len, dn_key(n), dn_klen(n), 0)) return 1;
     if (db_is_expired(n)) {
         if (o->use_type) srv.stats.keyspace_misses++;
         expire_node_now(d, n);
@@ -373,7 +373,7 @@ static void cmd_randomkey(client *c) {
             expire_node_now(d, n);
             continue;
         }
-        reply_bulk(c, dn_key(n), n->klen);
+        reply_bulk(c, dn_key(n), dn_klen(n));
         return;
     }
 }
@@ -492,8 +492,8 @@ static void cmd_object_idletime(client *c) {
                        "data will take some time to adjust.");
         return;
     }
-    /* same clock as the stamps (db.c sets n->lru = srv.lruclock), as Redis */
-    long long idle = (long long)srv.lruclock - (long long)n->lru;
+    /* same clock as the stamps (evict.h), modulo 2^24 as Redis */
+    long long idle = (long long)evict_lru_idle(n);
     reply_int(c, idle < 0 ? 0 : idle);
 }
 
@@ -504,7 +504,7 @@ static void cmd_object_refcount(client *c) {
     if (!n) { reply_null(c); return; }
     long long v;
     if (n->type == OBJ_STRING && n->enc == ENC_INT && !(n->flags & DN_NOSHARE) &&
-        str_to_ll(dn_val(n), n->vlen, &v) &&
+        str_to_ll(dn_val(n), dn_vlen(n), &v) &&
         v >= 0 && v < 10000 && (srv.cfg.maxmemory == 0 || !policy_is_lru_lfu()))
         reply_int(c, INT_MAX);
     else

@@ -22,6 +22,7 @@
 #include "command.h"
 #include "config.h"
 #include "db.h"
+#include "evict.h"
 #include "dict.h"
 #include "reply.h"
 #include "server.h"
@@ -212,7 +213,7 @@ static size_t rdb_string_len(const char *p, size_t len) {
 static int shared_int(const dnode *n) {
     long long v;
     return n->type == OBJ_STRING && n->enc == ENC_INT && !(n->flags & DN_NOSHARE) && srv.cfg.maxmemory == 0 &&
-           str_to_ll(dn_val(n), n->vlen, &v) && v >= 0 && v < 10000;
+           str_to_ll(dn_val(n), dn_vlen(n), &v) && v >= 0 && v < 10000;
 }
 
 static void debug_object(client *c) {
@@ -221,8 +222,8 @@ static void debug_object(client *c) {
         reply_error(c, "ERR no such key");
         return;
     }
-    size_t ser = n->type == OBJ_STRING ? rdb_string_len(dn_val(n), n->vlen) : db_node_memory(n);
-    long long idle = (long long)srv.lruclock - (long long)n->lru;
+    size_t ser = n->type == OBJ_STRING ? rdb_string_len(dn_val(n), dn_vlen(n)) : db_node_memory(n);
+    long long idle = (long long)evict_lru_idle(n);
     char line[256];
     snprintf(line, sizeof line, "Value at:%p refcount:%d encoding:%s serializedlength:%zu lru:%u lru_seconds_idle:%lld",
              (void *)n, shared_int(n) ? INT_MAX : 1, obj_enc_name(n), ser, (unsigned)(n->lru & 0xffffff),

@@ -231,8 +231,8 @@ static fset *pop_some(client *c, fset *s, uint64_t count) {
         if (sampler_take(&sm)) picked[k++] = m.node;
     fset_iter_end(&it);
     for (size_t i = 0; i < k; i++) {
-        reply_bulk(c, dn_key(picked[i]), picked[i]->klen);
-        fset_remove(&s, dn_key(picked[i]), picked[i]->klen);
+        reply_bulk(c, dn_key(picked[i]), dn_klen(picked[i]));
+        fset_remove(&s, dn_key(picked[i]), dn_klen(picked[i]));
     }
     zfree(picked);
     return s;

@@ -101,7 +101,7 @@ static void cmd_get(client *c) {
         reply_null(c);
         return;
     }
-    if (string_or_wrongtype(c, n)) reply_bulk(c, dn_val(n), n->vlen);
+    if (string_or_wrongtype(c, n)) reply_bulk(c, dn_val(n), dn_vlen(n));
 }
 
 /* SET/GETEX option flags */
@@ -162,7 +162,7 @@ static void set_generic(client *c, unsigned f, span key, span val, int64_t expir
     if (f & SF_GET) {
         old = db_lookup_read(c->db, key.p, key.len);
         if (old && !string_or_wrongtype(c, old)) return;
-        if (old) reply_bulk(c, dn_val(old), old->vlen);
+        if (old) reply_bulk(c, dn_val(old), dn_vlen(old));
         else reply_null(c);
     } else {
         old = db_lookup_write(c->db, key.p, key.len);
@@ -219,7 +219,7 @@ static void cmd_getdel(client *c) {
         return;
     }
     if (!string_or_wrongtype(c, n)) return;
-    reply_bulk(c, dn_val(n), n->vlen);
+    reply_bulk(c, dn_val(n), dn_vlen(n));
     db_delete(c->db, k.p, k.len);
     written(c->db, k);
 }
@@ -237,7 +237,7 @@ static void cmd_getex(client *c) {
     }
     if (!string_or_wrongtype(c, n)) return;
     if ((f & SF_ANYEXP) && !ext_expire(c, f, expidx, "getex", &when)) return;
-    reply_bulk(c, dn_val(n), n->vlen);
+    reply_bulk(c, dn_val(n), dn_vlen(n));
     if ((f & (SF_EXAT | SF_PXAT)) && when <= srv.now_ms) {
         db_delete(c->db, k.p, k.len);
     } else if (f & SF_ANYEXP) {
@@ -256,7 +256,7 @@ static void cmd_mget(client *c) {
     reply_array(c, c->argc - 1);
     for (int j = 1; j < c->argc; j++) {
         dnode *n = db_lookup_read(c->db, c->argv[j].p, c->argv[j].len);
-        if (n && n->type == OBJ_STRING) reply_bulk(c, dn_val(n), n->vlen);
+        if (n && n->type == OBJ_STRING) reply_bulk(c, dn_val(n), dn_vlen(n));
         else reply_null(c);
     }
 }
@@ -300,7 +300,7 @@ static void cmd_append(client *c) {
         return;
     }
     if (!string_or_wrongtype(c, n)) return;
-    size_t olen = n->vlen;
+    size_t olen = dn_vlen(n);
     if (!check_len(c, (long long)olen, (long long)v.len)) return;
     if (v.len) n = db_resize_value(c->db, n, olen + v.len);
     memcpy(dn_val(n) + olen, v.p, v.len);
@@ -315,7 +315,7 @@ static void cmd_strlen(client *c) {
         reply_int(c, 0);
         return;
     }
-    if (string_or_wrongtype(c, n)) reply_int(c, n->vlen);
+    if (string_or_wrongtype(c, n)) reply_int(c, dn_vlen(n));
 }
 
 static void cmd_getrange(client *c) {
@@ -330,7 +330,7 @@ static void cmd_getrange(client *c) {
         return;
     }
     if (!string_or_wrongtype(c, n)) return;
-    long long len = n->vlen;
+    long long len = dn_vlen(n);
     if (start < 0 && end < 0 && start > end) {
         reply_bulk(c, "", 0);
         return;
@@ -355,7 +355,7 @@ static void cmd_setrange(client *c) {
     }
     dnode *n = db_lookup_write(c->db, k.p, k.len);
     if (n && !string_or_wrongtype(c, n)) return;
-    size_t olen = n ? n->vlen : 0;
+    size_t olen = n ? dn_vlen(n) : 0;
     if (v.len == 0) { /* nothing to write: no key is created */
         reply_int(c, (long long)olen);
         return;
@@ -370,7 +370,7 @@ static void cmd_setrange(client *c) {
     memcpy(dn_val(n) + off, v.p, v.len);
     n->enc = ENC_RAW;
     written(c->db, k);
-    reply_int(c, n->vlen);
+    reply_int(c, dn_vlen(n));
 }
 
 /* ---- counters ----------------------------------------------------------- */
@@ -380,7 +380,7 @@ static void cmd_setrange(client *c) {
 static dnode *put_value(client *c, dnode *n, const char *p, size_t len, uint8_t enc) {
     span k = c->argv[1];
     if (n) {
-        if (n->vlen != len) n = db_resize_value(c->db, n, len);
+        if (dn_vlen(n) != len) n = db_resize_value(c->db, n, len);
         memcpy(dn_val(n), p, len);
     } else {
         n = db_set_string(c->db, k.p, k.len, p, len, -1);
@@ -395,7 +395,7 @@ static void incr_generic(client *c, long long incr) {
     long long v = 0;
     if (n) {
         if (!string_or_wrongtype(c, n)) return;
-        if (!str_to_ll(dn_val(n), n->vlen, &v)) {
+        if (!str_to_ll(dn_val(n), dn_vlen(n), &v)) {
             reply_err_notint(c);
             return;
         }
@@ -437,7 +437,7 @@ static void cmd_incrbyfloat(client *c) {
     dnode *n = db_lookup_write(c->db, c->argv[1].p, c->argv[1].len);
     long double v = 0, by;
     if (n && !string_or_wrongtype(c, n)) return;
-    if ((n && !str_to_ld(dn_val(n), n->vlen, &v)) || !str_to_ld(c->argv[2].p, c->argv[2].len, &by)) {
+    if ((n && !str_to_ld(dn_val(n), dn_vlen(n), &v)) || !str_to_ld(c->argv[2].p, c->argv[2].len, &by)) {
         reply_err_notfloat(c);
         return;
     }
@@ -449,7 +449,7 @@ static void cmd_incrbyfloat(client *c) {
     char buf[5 * 1024 + 64];
     size_t len = ld_to_str_human(buf, sizeof buf, v);
     n = put_value(c, n, buf, len, len <= EMBSTR_MAX ? ENC_EMBSTR : ENC_RAW);
-    reply_bulk(c, dn_val(n), n->vlen);
+    reply_bulk(c, dn_val(n), dn_vlen(n));
 }
 
 /* ---- LCS ---------------------------------------------------------------- */
@@ -552,7 +552,7 @@ static void cmd_lcs(client *c) {
     lcs_opts o;
     if (!lcs_parse(c, &o)) return;
     const char *a = na ? dn_val(na) : "", *b = nb ? dn_val(nb) : "";
-    size_t alen = na ? na->vlen : 0, blen = nb ? nb->vlen : 0;
+    size_t alen = na ? dn_vlen(na) : 0, blen = nb ? dn_vlen(nb) : 0;
     if (alen >= UINT32_MAX - 1 || blen >= UINT32_MAX - 1) {
         reply_error(c, "ERR String too long for LCS");
         return;

@@ -163,10 +163,7 @@ static void union_add(void *ud, const char *m, size_t len, double score) {
         memcpy(dn_val(*l), &cur, sizeof cur);
         return;
     }
-    dnode *n = zmalloc(dn_size((uint32_t)len, sizeof v, 0));
-    memset(n, 0, sizeof *n);
-    n->klen = (uint32_t)len;
-    n->vlen = sizeof v;
+    dnode *n = dn_new((uint32_t)len, sizeof v, 0);
     memcpy(dn_key(n), m, len);
     memcpy(dn_val(n), &v, sizeof v);
     dict_add_h(&u->acc, n, h);
@@ -175,10 +172,10 @@ static void union_add(void *ud, const char *m, size_t len, double score) {
 static void acc_to_result(void *ud, dnode *n) {
     double v;
     memcpy(&v, dn_val(n), sizeof v);
-    zbuild_add(ud, dn_key(n), n->klen, v);
+    zbuild_add(ud, dn_key(n), dn_klen(n), v);
 }
 
-static void free_acc_node(dnode *n) { zfree(n); }
+static void free_acc_node(dnode *n) { dn_free(n); }
 
 typedef struct inter_ctx {
     const zsrc *src;

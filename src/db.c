@@ -41,11 +41,11 @@ db *db_get(int id) { return (id >= 0 && id < ndbs) ? &dbs[id] : NULL; }
 
 void db_free_node(dnode *n) {
     if (n->type != OBJ_STRING && hooks[n->type].free_fn) hooks[n->type].free_fn(dn_ptr(n));
-    zfree(n);
+    dn_free(n);
 }
 
 size_t db_node_memory(const dnode *n) {
-    size_t m = zmalloc_size((void *)n);
+    size_t m = dn_usable(n);
     if (n->type != OBJ_STRING && hooks[n->type].mem_fn) m += hooks[n->type].mem_fn(dn_ptr(n));
     return m;
 }
@@ -57,7 +57,7 @@ int db_is_expired(const dnode *n) {
 
 static void delete_expired(db *d, dnode *n) {
     char kbuf[256];
-    size_t klen = n->klen;
+    size_t klen = dn_klen(n);
     /* keep a copy of the key for the watch notification after freeing */
     const char *key = dn_key(n);
     dnode *u = dict_unlink(&d->keys, key, klen);
@@ -106,13 +106,9 @@ dnode *db_lookup_write(db *d, const char *key, size_t klen) {
 
 static dnode *node_new(const char *key, size_t klen, size_t vlen, int64_t expire_ms) {
     int has_exp = expire_ms >= 0;
-    dnode *n = zmalloc(dn_size((uint32_t)klen, (uint32_t)vlen, has_exp));
-    n->next = NULL;
-    n->klen = (uint32_t)klen;
-    n->vlen = (uint32_t)vlen;
+    dnode *n = dn_new((uint32_t)klen, (uint32_t)vlen, has_exp);
     n->type = OBJ_STRING;
     n->enc = ENC_RAW;
-    n->flags = has_exp ? DN_EXPIRE : 0;
     evict_stamp_new(n);
     if (has_exp) dn_set_expire_field(n, expire_ms);
     memcpy(dn_key(n), key, klen);
@@ -127,11 +123,11 @@ dnode *db_set_string(db *d, const char *key, size_t klen, const char *val, size_
         dnode *old = *link;
         int expired = (old->flags & DN_EXPIRE) && dn_expire(old) < srv.now_ms;
         if (expired) srv.stats.expiredkeys++;
-        if (old->type == OBJ_STRING && old->vlen == vlen && has_exp == !!(old->flags & DN_EXPIRE)) {
+        if (old->type == OBJ_STRING && dn_vlen(old) == vlen && has_exp == !!(old->flags & DN_EXPIRE)) {
             /* same shape: overwrite in place, no allocation */
             memcpy(dn_val(old), val, vlen);
             if (has_exp) dn_set_expire_field(old, expire_ms);
-            old->flags &= DN_EXPIRE;
+            old->flags &= DN_EXPIRE | DN_WIDE;
             old->enc = ENC_RAW;
             evict_stamp_replace(old, old, expired);
             return old;
@@ -163,18 +159,14 @@ dnode *db_add_ptr(db *d, const char *key, size_t klen, int type, int enc, void *
     return n;
 }
 
-/* Replace node `n` (found by key) with a reallocated copy of size `size`. */
-static dnode *relink_realloc(db *d, dnode *n, size_t size) {
-    dnode **link = dict_find_link(&d->keys, dn_key(n), n->klen);
-    dnode *m = zrealloc(n, size);
-    *link = m;
-    return m;
-}
+/* The chain link that points at n (found by its key). */
+static dnode **link_of(db *d, dnode *n) { return dict_find_link(&d->keys, dn_key(n), dn_klen(n)); }
 
 dnode *db_resize_value(db *d, dnode *n, size_t newvlen) {
-    if (newvlen == n->vlen) return n;
-    dnode *m = relink_realloc(d, n, dn_size(n->klen, (uint32_t)newvlen, n->flags & DN_EXPIRE));
-    m->vlen = (uint32_t)newvlen;
+    if (newvlen == dn_vlen(n)) return n;
+    dnode **link = link_of(d, n);
+    dnode *m = dn_resize_value(n, (uint32_t)newvlen);
+    *link = m;
     return m;
 }
 
@@ -183,10 +175,9 @@ dnode *db_set_expire(db *d, dnode *n, int64_t when_ms) {
         dn_set_expire_field(n, when_ms);
         return n;
     }
-    size_t kv = (size_t)n->klen + n->vlen;
-    dnode *m = relink_realloc(d, n, dn_size(n->klen, n->vlen, 1));
-    memmove(m->data + 8, m->data, kv);
-    m->flags |= DN_EXPIRE;
+    dnode **link = link_of(d, n);
+    dnode *m = dn_with_expire_slot(n, 1);
+    *link = m;
     dn_set_expire_field(m, when_ms);
     d->expires++;
     return m;
@@ -194,11 +185,11 @@ dnode *db_set_expire(db *d, dnode *n, int64_t when_ms) {
 
 dnode *db_persist(db *d, dnode *n) {
     if (!(n->flags & DN_EXPIRE)) return n;
-    size_t kv = (size_t)n->klen + n->vlen;
-    memmove(n->data, n->data + 8, kv);
-    n->flags &= (uint8_t)~DN_EXPIRE;
+    dnode **link = link_of(d, n);
+    dnode *m = dn_with_expire_slot(n, 0);
+    *link = m;
     d->expires--;
-    return relink_realloc(d, n, dn_size(n->klen, n->vlen, 0));
+    return m;
 }
 
 int db_delete(db *d, const char *key, size_t klen) {
@@ -218,16 +209,7 @@ dnode *db_unlink_node(db *d, const char *key, size_t klen) {
 }
 
 dnode *db_insert_node(db *d, dnode *n, const char *key, size_t klen) {
-    if (n->klen != klen || memcmp(dn_key(n), key, klen) != 0) {
-        size_t off = (n->flags & DN_EXPIRE) ? 8 : 0;
-        dnode *m = zmalloc(dn_size((uint32_t)klen, n->vlen, n->flags & DN_EXPIRE));
-        memcpy(m, n, sizeof(dnode) + off);
-        m->klen = (uint32_t)klen;
-        memcpy(dn_key(m), key, klen);
-        memcpy(dn_val(m), dn_val(n), n->vlen);
-        zfree(n);
-        n = m;
-    }
+    if (dn_klen(n) != klen || memcmp(dn_key(n), key, klen) != 0) n = dn_rekey(n, key, (uint32_t)klen);
     n->next = NULL;
     if (n->flags & DN_EXPIRE) d->expires++;
     dict_add(&d->keys, n);
@@ -236,16 +218,18 @@ dnode *db_insert_node(db *d, dnode *n, const char *key, size_t klen) {
 
 dnode *db_copy_node(const dnode *n, const char *key, size_t klen) {
     int exp = n->flags & DN_EXPIRE;
-    dnode *m = zmalloc(dn_size((uint32_t)klen, n->vlen, exp));
-    memcpy(m, n, sizeof(dnode) + (exp ? 8 : 0));
-    m->next = NULL;
-    m->klen = (uint32_t)klen;
+    dnode *m = dn_new((uint32_t)klen, dn_vlen(n), exp);
+    m->type = n->type;
+    m->enc = n->enc;
+    m->lru = n->lru;
+    m->flags |= n->flags & ~(DN_EXPIRE | DN_WIDE);
+    if (exp) dn_set_expire_field(m, dn_expire(n));
     memcpy(dn_key(m), key, klen);
     if (n->type != OBJ_STRING && hooks[n->type].dup_fn) {
         void *p = hooks[n->type].dup_fn(dn_ptr(n));
         memcpy(dn_val(m), &p, sizeof p);
     } else {
-        memcpy(dn_val(m), dn_val(n), n->vlen);
+        memcpy(dn_val(m), dn_val(n), dn_vlen(n));
     }
     return m;
 }

@@ -33,19 +33,19 @@ uint8_t evict_lfu_log_incr(uint8_t counter, int log_factor, double r) {
 }
 
 unsigned evict_lfu_decay(unsigned counter, uint32_t ldt, uint32_t now_min, int decay_time) {
-    if (decay_time <= 0 || ldt > now_min) return counter;
-    uint32_t periods = (now_min - ldt) / (uint32_t)decay_time;
+    if (decay_time <= 0) return counter;
+    uint32_t elapsed = now_min >= ldt ? now_min - ldt : 65535u - ldt + now_min; /* as Redis */
+    uint32_t periods = elapsed / (uint32_t)decay_time;
     return periods >= counter ? 0 : counter - periods;
 }
 
 unsigned evict_lfu_get(const dnode *n) {
-    return evict_lfu_decay(n->lfu, n->lru, evict_lfu_minutes(), srv.cfg.lfu_decay_time);
+    return evict_lfu_decay(dn_lfu_counter(n), dn_lfu_ldt(n), evict_lfu_minutes(), srv.cfg.lfu_decay_time);
 }
 
 void evict_lfu_access(dnode *n) {
     double r = (double)(frand64() >> 11) * 0x1p-53; /* uniform in [0,1) */
-    n->lfu = evict_lfu_log_incr((uint8_t)evict_lfu_get(n), srv.cfg.lfu_log_factor, r);
-    n->lru = evict_lfu_minutes();
+    dn_lfu_set(n, evict_lfu_minutes(), evict_lfu_log_incr((uint8_t)evict_lfu_get(n), srv.cfg.lfu_log_factor, r));
 }
 
 /* ---- the pool ------------------------------------------------------------ */
@@ -109,7 +109,7 @@ static uint64_t node_rank(const dnode *n, int policy) {
     case MAXMEMORY_ALLKEYS_LFU:
     case MAXMEMORY_VOLATILE_LFU: return 255 - evict_lfu_get(n);
     case MAXMEMORY_VOLATILE_TTL: return UINT64_MAX - (uint64_t)dn_expire(n); /* soonest to expire first */
-    default: return srv.lruclock > n->lru ? srv.lruclock - n->lru : 0;      /* idle seconds */
+    default: return evict_lru_idle(n);                                       /* idle seconds */
     }
 }
 
@@ -139,7 +139,7 @@ static void pool_populate(db *d, int policy) {
     while (want) {
         size_t batch = want < SAMPLE_BATCH ? want : SAMPLE_BATCH;
         size_t got = dict_sample(&d->keys, s, batch, need, sample_buckets(d, batch, policy));
-        for (size_t i = 0; i < got; i++) evpool_insert(&pool, node_rank(s[i], policy), d->id, dn_key(s[i]), s[i]->klen);
+        for (size_t i = 0; i < got; i++) evpool_insert(&pool, node_rank(s[i], policy), d->id, dn_key(s[i]), dn_klen(s[i]));
         want -= batch;
     }
 }
@@ -213,8 +213,8 @@ static dnode *pick_random(int policy, db **dbp, int64_t deadline_us, int *none) 
 }
 
 static void evict_node(db *d, dnode *n) {
-    dnode *u = db_unlink_node(d, dn_key(n), n->klen);
-    touch_watched_key(d, dn_key(u), u->klen);
+    dnode *u = db_unlink_node(d, dn_key(n), dn_klen(n));
+    touch_watched_key(d, dn_key(u), dn_klen(u));
     db_free_node(u);
     srv.stats.evictedkeys++;
 }

@@ -81,10 +81,7 @@ static void watch_key(client *c, span key) {
     }
     dnode *n = watch_find(dbid, key.p, key.len);
     if (!n) {
-        n = zmalloc(dn_size((uint32_t)key.len + 4, sizeof(void *), 0));
-        memset(n, 0, sizeof *n);
-        n->klen = (uint32_t)key.len + 4;
-        n->vlen = sizeof(void *);
+        n = dn_new((uint32_t)key.len + 4, sizeof(void *), 0);
         watch_key_build(dn_key(n), dbid, key.p, key.len);
         node_set_watchers(n, NULL);
         dict_add(&watch_dict, n);
@@ -125,7 +122,7 @@ static void unwatch_all(client *c) {
                 char buf[4 + 256];
                 char *kb = wk->klen + 4 <= sizeof buf ? buf : zmalloc(wk->klen + 4);
                 size_t kn = watch_key_build(kb, wk->dbid, wk->key, wk->klen);
-                zfree(dict_unlink(&watch_dict, kb, kn));
+                dn_free(dict_unlink(&watch_dict, kb, kn));
                 if (kb != buf) zfree(kb);
                 srv.watched_keys--;
             }

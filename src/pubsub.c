@@ -49,15 +49,12 @@ struct pubsub_state {
 /* ------------------------------------------------------------ registries */
 
 static dnode *node_new(span key, size_t vlen) {
-    dnode *n = zmalloc(dn_size((uint32_t)key.len, (uint32_t)vlen, 0));
-    memset(n, 0, sizeof *n);
-    n->klen = (uint32_t)key.len;
-    n->vlen = (uint32_t)vlen;
+    dnode *n = dn_new((uint32_t)key.len, (uint32_t)vlen, 0);
     if (key.len) memcpy(dn_key(n), key.p, key.len);
     return n;
 }
 
-static span node_name(const dnode *n) { return (span){dn_key(n), n->klen}; }
+static span node_name(const dnode *n) { return (span){dn_key(n), dn_klen(n)}; }
 
 static subs *node_subs(const dnode *n) {
     subs *s;
@@ -95,10 +92,10 @@ static void registry_remove(int ns, dnode *n, client *c) {
         break;
     }
     if (s->n) return;
-    dict_unlink(&registry[ns], dn_key(n), n->klen);
+    dict_unlink(&registry[ns], dn_key(n), dn_klen(n));
     zfree(s->v);
     zfree(s);
-    zfree(n);
+    dn_free(n);
     if (dict_size(&registry[ns]) == 0) dict_clear(&registry[ns], NULL); /* an idle server holds nothing */
     else dict_maybe_shrink(&registry[ns]);
 }
@@ -173,7 +170,7 @@ static int unsubscribe_name(client *c, int ns, span name) {
     if (!c->pubsub) return 0;
     dnode *mine = dict_unlink(&c->pubsub->names[ns], name.p, name.len);
     if (!mine) return 0;
-    zfree(mine);
+    dn_free(mine);
     dict_maybe_shrink(&c->pubsub->names[ns]);
     registry_remove(ns, dict_find(&registry[ns], name.p, name.len), c);
     return 1;
@@ -182,7 +179,7 @@ static int unsubscribe_name(client *c, int ns, span name) {
 static long find_pattern(const struct pubsub_state *st, span pat) {
     for (size_t i = 0; st && i < st->npats; i++) {
         const dnode *n = st->pats[i];
-        if (n->klen == pat.len && memcmp(dn_key(n), pat.p, pat.len) == 0) return (long)i;
+        if (dn_klen(n) == pat.len && memcmp(dn_key(n), pat.p, pat.len) == 0) return (long)i;
     }
     return -1;
 }
@@ -260,7 +257,7 @@ static size_t unsubscribe_all_names(client *c, int ns, int notify) {
             dict_unlink(&c->pubsub->names[ns], name.p, name.len);
             registry_remove(ns, dict_find(&registry[ns], name.p, name.len), c);
             if (notify) push_confirm(c, unsub_kind[ns], &name, confirm_count(c, ns));
-            zfree(nv.v[i]);
+            dn_free(nv.v[i]);
         }
         done = nv.n;
         zfree(nv.v);

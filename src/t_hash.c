@@ -20,19 +20,16 @@
 /* ---- nodes of the hash-table encoding ----------------------------------- */
 
 static dnode *field_node(const char *f, size_t flen, const char *v, size_t vlen) {
-    dnode *n = zmalloc(dn_size((uint32_t)flen, (uint32_t)vlen, 0));
-    memset(n, 0, sizeof *n);
-    n->klen = (uint32_t)flen;
-    n->vlen = (uint32_t)vlen;
+    dnode *n = dn_new((uint32_t)flen, (uint32_t)vlen, 0);
     memcpy(dn_key(n), f, flen);
     if (vlen) memcpy(dn_val(n), v, vlen);
     return n;
 }
 
-static void free_field_node(dnode *n) { zfree(n); }
+static void free_field_node(dnode *n) { dn_free(n); }
 
-static hstr node_field(const dnode *n) { return (hstr){dn_key(n), n->klen}; }
-static hstr node_value(const dnode *n) { return (hstr){dn_val(n), n->vlen}; }
+static hstr node_field(const dnode *n) { return (hstr){dn_key(n), dn_klen(n)}; }
+static hstr node_value(const dnode *n) { return (hstr){dn_val(n), dn_vlen(n)}; }
 
 static hstr lp_str(const unsigned char *lp, size_t off) {
     hstr s;
@@ -61,7 +58,7 @@ void hash_free(hashobj *h) {
 }
 
 static void add_copy(void *ud, dnode *n) {
-    dict_add(ud, field_node(dn_key(n), n->klen, dn_val(n), n->vlen));
+    dict_add(ud, field_node(dn_key(n), dn_klen(n), dn_val(n), dn_vlen(n)));
 }
 
 hashobj *hash_dup(const hashobj *h) {
@@ -92,7 +89,7 @@ typedef struct mem_acc { size_t bytes, nodes; } mem_acc;
 
 static void mem_add(void *ud, dnode *n) {
     mem_acc *a = ud;
-    a->bytes += zmalloc_size(n);
+    a->bytes += dn_usable(n);
     a->nodes++;
 }
 
@@ -180,9 +177,8 @@ static int ht_set(dict *d, const char *f, size_t flen, const char *v, size_t vle
         return 1;
     }
     dnode *n = *link;
-    if (n->vlen != vlen) { /* the value lives in the node: resize it in place in the chain */
-        n = zrealloc(n, dn_size(n->klen, (uint32_t)vlen, 0));
-        n->vlen = (uint32_t)vlen;
+    if (dn_vlen(n) != vlen) { /* the value lives in the node: resize it in place in the chain */
+        n = dn_resize_value(n, (uint32_t)vlen);
         *link = n;
     }
     if (vlen) memcpy(dn_val(n), v, vlen);
@@ -204,7 +200,7 @@ int hash_del(hashobj *h, const char *f, size_t flen) {
     }
     dnode *n = dict_unlink(h->u.ht, f, flen);
     if (!n) return 0;
-    zfree(n);
+    dn_free(n);
     dict_maybe_shrink(h->u.ht);
     return 1;
 }

@@ -64,14 +64,12 @@ fset *fset_new_for(const char *m, size_t len) {
 /* ---- members as dict nodes -------------------------------------------- */
 
 static dnode *member_node(const char *m, size_t len) {
-    dnode *n = zmalloc(dn_size((uint32_t)len, 0, 0));
-    memset(n, 0, sizeof *n);
-    n->klen = (uint32_t)len;
-    memcpy(n->data, m, len);
+    dnode *n = dn_new((uint32_t)len, 0, 0);
+    memcpy(dn_key(n), m, len);
     return n;
 }
 
-static void free_member_node(dnode *n) { zfree(n); }
+static void free_member_node(dnode *n) { dn_free(n); }
 
 static int ht_add(set_ht *h, const char *m, size_t len) {
     uint64_t hash;
@@ -152,7 +150,7 @@ int fset_contains_member(fset *s, const fset_member *m) {
 
 void fset_member_from_node(fset_member *m, const dnode *n) {
     m->p = dn_key(n);
-    m->len = n->klen;
+    m->len = dn_klen(n);
     m->is_int = 0;
     m->v = 0;
     m->node = (dnode *)n;
@@ -251,7 +249,7 @@ size_t fset_mem(const fset *s) {
     for (int t = 0; t < 2; t++) {
         if (!d->table[t]) continue;
         for (size_t i = 0; i < hashsize(d->bits[t]); i++)
-            for (const dnode *n = d->table[t][i]; n; n = n->next) total += zmalloc_size((void *)n);
+            for (const dnode *n = d->table[t][i]; n; n = n->next) total += dn_usable(n);
     }
     return total;
 }

@@ -55,3 +55,4 @@ char *zstrndup(const char *s, size_t n) {
 char *zstrdup(const char *s) { return zstrndup(s, strlen(s)); }
 size_t zmalloc_used(void) { return used_memory; }
 size_t zmalloc_size(void *p) { return p ? malloc_usable_size(p) : 0; }
+void zmalloc_adjust(long long delta) { used_memory = (size_t)((long long)used_memory + delta); }

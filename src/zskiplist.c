@@ -16,12 +16,7 @@
 
 /* ---- node field access (unaligned, see zskiplist.h) ----------------------- */
 
-static inline void set_score(dnode *n, double d) {
-    uint64_t bits;
-    memcpy(&bits, &d, sizeof bits);
-    n->vlen = (uint32_t)bits;
-    n->lru = (uint32_t)(bits >> 32);
-}
+static inline void set_score(dnode *n, double d) { memcpy(dn_val(n), &d, sizeof d); }
 static inline void set_prev(dnode *n, dnode *p) { memcpy((char *)n - 16, &p, 8); }
 static inline void set_fwd(dnode *n, int lvl, dnode *p) { memcpy(zsn_level_at(n, lvl), &p, 8); }
 static inline unsigned long span(const dnode *n, int lvl) {
@@ -42,12 +37,11 @@ static void *node_base(const dnode *n) { return (char *)n - front_size(zsn_level
 
 static dnode *node_new(zskiplist *zsl, int levels, double score, const char *m, size_t len) {
     size_t front = front_size(levels);
-    char *base = zmalloc(front + sizeof(dnode) + len);
+    char *base = zmalloc(front + dn_size((uint32_t)len, sizeof(double), 0));
     dnode *n = (dnode *)(base + front);
-    memset(n, 0, sizeof *n);
-    n->klen = (uint32_t)len;
-    n->lfu = (uint8_t)levels;
-    memcpy(n->data, m, len);
+    dn_init(n, (uint32_t)len, sizeof(double), 0);
+    n->lru = (uint32_t)levels;
+    memcpy(dn_key(n), m, len);
     set_score(n, score);
     set_prev(n, NULL);
     for (int i = 0; i < levels; i++) {

@@ -109,6 +109,24 @@ CASES = {
         ("SINTERSTORE", "dst", "nokey", "s2"), ("EXISTS", "dst"), ("ZUNIONSTORE", "dst", "1", "nokey"),
         ("EXISTS", "dst"),
     ],
+    # node layout: keys >= 255 bytes and values >= 65535 bytes use the wide
+    # length form; values grow and shrink across that boundary in place
+    "long_keys_and_values_across_the_wide_form": [
+        ("SET", "k" * 254, "v"), ("SET", "k" * 255, "w"), ("GET", "k" * 254), ("GET", "k" * 255),
+        ("SET", "big", "x" * 65534), ("STRLEN", "big"), ("APPEND", "big", "y"), ("STRLEN", "big"),
+        ("GETRANGE", "big", "65530", "-1"), ("APPEND", "big", "z" * 10), ("GETRANGE", "big", "65530", "-1"),
+        ("SETRANGE", "big", "70000", "end"), ("STRLEN", "big"), ("GETRANGE", "big", "69998", "-1"),
+        ("EXPIRE", "big", "1000"), ("GETRANGE", "big", "0", "3"), ("PERSIST", "big"), ("TTL", "big"),
+        ("EXPIRE", "k" * 255, "500"), ("RENAME", "k" * 255, "r" * 300), ("GET", "r" * 300),
+        approx("TTL", "r" * 300), ("RENAME", "r" * 300, "short"), ("GET", "short"), approx("TTL", "short"),
+        ("COPY", "big", "l" * 400), ("STRLEN", "l" * 400), ("SET", "big", "small"), ("GET", "big"),
+        ("INCR", "n" * 260), ("INCRBY", "n" * 260, "1000000"), ("GET", "n" * 260),
+        ("HSET", "h", "f" * 300, "v" * 70000, "g", "1"), ("HSTRLEN", "h", "f" * 300), ("HGET", "h", "g"),
+        ("HSET", "h", "f" * 300, "short"), ("HGET", "h", "f" * 300), ("HINCRBY", "h", "c" * 256, "5"),
+        ("SADD", "s", "m" * 300, "x"), ("SISMEMBER", "s", "m" * 300), ("SCARD", "s"),
+        ("ZADD", "z", "1", "m" * 300, "2", "n"), ("ZSCORE", "z", "m" * 300), ("ZRANK", "z", "n"),
+        ("DEL", "big", "short", "l" * 400, "k" * 254, "n" * 260), ("DBSIZE",),
+    ],
     "multi_exec_across_types": FILL + [
         ("MULTI",), ("HSET", "hash", "g", "w"), ("LPUSH", "list", "0"), ("SADD", "set", "3"),
         ("ZADD", "zset", "0", "a"), ("GET", "hash"), ("EXEC",),

@@ -103,7 +103,7 @@ Test(client, set_ok_and_get) {
     feed_str(c, "*2\r\n$3\r\nGET\r\n$1\r\na\r\n");
     EXPECT(c, "$1\r\nb\r\n");
     dnode *n = db_lookup(db_get(0), "a", 1);
-    cr_assert(n && n->vlen == 1 && dn_val(n)[0] == 'b', "SET must reach the keyspace");
+    cr_assert(n && dn_vlen(n) == 1 && dn_val(n)[0] == 'b', "SET must reach the keyspace");
     feed_str(c, "*2\r\n$3\r\nGET\r\n$7\r\nmissing\r\n");
     EXPECT(c, "$-1\r\n");
     client_free(c);
@@ -461,7 +461,7 @@ Test(client, multi_set_exec) {
     EXPECT(c, "+OK\r\n+QUEUED\r\n*1\r\n+OK\r\n");
     cr_assert_eq(c->flags & CF_MULTI, 0);
     dnode *n = db_lookup(db_get(0), "k", 1);
-    cr_assert(n && n->vlen == 1 && dn_val(n)[0] == 'v');
+    cr_assert(n && dn_vlen(n) == 1 && dn_val(n)[0] == 'v');
     feed_str(c, "MULTI\r\nSET k 1\r\nINCR k\r\nGET k\r\nEXEC\r\n");
     EXPECT(c, "+OK\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n*3\r\n+OK\r\n:2\r\n$1\r\n2\r\n");
     client_free(c);

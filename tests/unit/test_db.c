@@ -58,9 +58,9 @@ static void assert_node_i(const dnode *n, const char *prefix, int i) {
     size_t kl = kname(k, prefix, i);
     size_t vl = (size_t)snprintf(v, sizeof v, "value-of-%s%d", prefix, i);
     cr_assert_not_null(n, "%s%d missing", prefix, i);
-    cr_assert_eq(n->klen, kl);
+    cr_assert_eq(dn_klen(n), kl);
     cr_assert(memcmp(dn_key(n), k, kl) == 0, "key bytes of %s%d corrupted", prefix, i);
-    cr_assert_eq(n->vlen, vl, "%s%d vlen %u want %zu", prefix, i, n->vlen, vl);
+    cr_assert_eq(dn_vlen(n), vl, "%s%d vlen %u want %zu", prefix, i, dn_vlen(n), vl);
     cr_assert(memcmp(dn_val(n), v, vl) == 0, "value of %s%d corrupted", prefix, i);
 }
 
@@ -103,23 +103,23 @@ Test(db, set_string_and_lookup) {
     cr_assert_not_null(n);
     cr_assert_eq(db_lookup(d0, "a", 1), n);
     cr_assert_eq(n->type, OBJ_STRING);
-    cr_assert_eq(n->klen, 1);
-    cr_assert_eq(n->vlen, 5);
+    cr_assert_eq(dn_klen(n), 1);
+    cr_assert_eq(dn_vlen(n), 5);
     cr_assert(memcmp(dn_val(n), "hello", 5) == 0);
     cr_assert_eq(dn_expire(n), -1);
-    cr_assert_eq(n->lru, srv.lruclock);
+    cr_assert_eq(n->lru, srv.lruclock & 0xFFFFFF);
     cr_assert_null(db_lookup(d0, "b", 1));
     cr_assert_null(db_lookup(d1, "a", 1), "databases are separate");
     /* overwrite: replaces the node, size unchanged */
     dnode *m = db_set_string(d0, "a", 1, "a much longer value", 19, -1);
     cr_assert_eq(db_lookup(d0, "a", 1), m);
-    cr_assert_eq(m->vlen, 19);
+    cr_assert_eq(dn_vlen(m), 19);
     cr_assert(memcmp(dn_val(m), "a much longer value", 19) == 0);
     cr_assert_eq(dict_size(&d0->keys), 1);
     /* empty value, binary key */
     dnode *e = db_set_string(d0, "x\0y", 3, "", 0, -1);
     cr_assert_eq(db_lookup(d0, "x\0y", 3), e);
-    cr_assert_eq(e->vlen, 0);
+    cr_assert_eq(dn_vlen(e), 0);
     cr_assert_null(db_lookup(d0, "x", 1));
     cr_assert_eq(dict_size(&d0->keys), 2);
 }
@@ -270,12 +270,10 @@ Test(db, set_expire_keeps_type_enc_lru) {
     dnode *n = db_set_string(d0, "t", 1, "12345", 5, -1);
     n->enc = ENC_INT;
     n->lru = 42;
-    n->lfu = 9;
     dnode *m = db_set_expire(d0, n, T0 + 5);
     cr_assert_eq(m->enc, ENC_INT);
     cr_assert_eq(m->type, OBJ_STRING);
     cr_assert_eq(m->lru, 42);
-    cr_assert_eq(m->lfu, 9);
     dnode *p = db_persist(d0, m);
     cr_assert_eq(p->enc, ENC_INT);
     cr_assert_eq(p->lru, 42);
@@ -290,26 +288,26 @@ Test(db, resize_value) {
         dnode *x = get_i(d0, "r", i);
         int volatile_key = i % 2;
         if (volatile_key) x = db_set_expire(d0, x, T0 + 500);
-        uint32_t oldlen = x->vlen;
+        uint32_t oldlen = dn_vlen(x);
         char saved[64];
         memcpy(saved, dn_val(x), oldlen);
         dnode *g = db_resize_value(d0, x, 4000);
-        cr_assert_eq(g->vlen, 4000);
+        cr_assert_eq(dn_vlen(g), 4000);
         cr_assert_eq(get_i(d0, "r", i), g, "grown node not relinked");
         cr_assert(memcmp(dn_val(g), saved, oldlen) == 0, "prefix lost on growth");
         memset(dn_val(g) + oldlen, 'Z', 4000 - oldlen);
         cr_assert_eq(dn_expire(g), volatile_key ? T0 + 500 : -1);
         dnode *s = db_resize_value(d0, g, 3);
-        cr_assert_eq(s->vlen, 3);
+        cr_assert_eq(dn_vlen(s), 3);
         cr_assert_eq(get_i(d0, "r", i), s);
         cr_assert(memcmp(dn_val(s), saved, 3) == 0);
         cr_assert_eq(dn_expire(s), volatile_key ? T0 + 500 : -1);
         char k[48];
         size_t kl = kname(k, "r", i);
-        cr_assert(s->klen == kl && memcmp(dn_key(s), k, kl) == 0);
+        cr_assert(dn_klen(s) == kl && memcmp(dn_key(s), k, kl) == 0);
     }
     dnode *y = get_i(d0, "r", 1);
-    cr_assert_eq(db_resize_value(d0, y, y->vlen), y, "same length: no-op");
+    cr_assert_eq(db_resize_value(d0, y, dn_vlen(y)), y, "same length: no-op");
     for (int i = 0; i < n; i++) cr_assert_not_null(get_i(d0, "r", i), "r%d lost", i);
     assert_expires_consistent(d0);
 }
@@ -467,10 +465,10 @@ Test(db, rename_via_unlink_insert) {
     const char *dst = "a-much-longer-destination-key";
     dnode *m = db_insert_node(d0, u, dst, strlen(dst));
     cr_assert_eq(db_lookup(d0, dst, strlen(dst)), m);
-    cr_assert_eq(m->klen, strlen(dst));
+    cr_assert_eq(dn_klen(m), strlen(dst));
     cr_assert(memcmp(dn_key(m), dst, strlen(dst)) == 0);
-    cr_assert_eq(m->vlen, strlen("value-of-src1"));
-    cr_assert(memcmp(dn_val(m), "value-of-src1", m->vlen) == 0);
+    cr_assert_eq(dn_vlen(m), strlen("value-of-src1"));
+    cr_assert(memcmp(dn_val(m), "value-of-src1", dn_vlen(m)) == 0);
     cr_assert_eq(dn_expire(m), T0 + 300, "rename keeps the TTL");
     cr_assert_eq(d0->expires, 1);
     cr_assert_null(db_lookup(d0, "src1", 4));
@@ -481,7 +479,7 @@ Test(db, rename_via_unlink_insert) {
     cr_assert_eq(u2, p);
     dnode *s = db_insert_node(d0, u2, "s", 1);
     cr_assert_eq(db_lookup(d0, "s", 1), s);
-    cr_assert(memcmp(dn_val(s), "value-of-src1", s->vlen) == 0);
+    cr_assert(memcmp(dn_val(s), "value-of-src1", dn_vlen(s)) == 0);
     cr_assert_eq(dn_expire(s), -1);
     cr_assert_eq(d0->expires, 0);
     assert_expires_consistent(d0);
@@ -505,10 +503,10 @@ Test(db, copy_node_string_and_typed) {
     dnode *n = set_i(d0, "c", 1, T0 + 900);
     dnode *cp = db_copy_node(n, "copy", 4);
     cr_assert_neq(cp, n);
-    cr_assert_eq(cp->klen, 4);
+    cr_assert_eq(dn_klen(cp), 4);
     cr_assert(memcmp(dn_key(cp), "copy", 4) == 0);
-    cr_assert_eq(cp->vlen, n->vlen);
-    cr_assert(memcmp(dn_val(cp), dn_val(n), n->vlen) == 0);
+    cr_assert_eq(dn_vlen(cp), dn_vlen(n));
+    cr_assert(memcmp(dn_val(cp), dn_val(n), dn_vlen(n)) == 0);
     cr_assert_eq(dn_expire(cp), T0 + 900);
     cr_assert_null(cp->next);
     dnode *in = db_insert_node(d1, cp, "copy", 4);
@@ -672,9 +670,9 @@ Test(db, random_operations_match_model) {
             if (m[i].present && !alive) { expired_model++; m[i].present = 0; }
             cr_assert_eq(n != NULL, alive, "get key%d", i);
             if (n) {
-                cr_assert_eq(n->vlen, m[i].vlen);
+                cr_assert_eq(dn_vlen(n), m[i].vlen);
                 cr_assert_eq(dn_expire(n), m[i].exp);
-                for (uint32_t b = 0; b < n->vlen; b++) cr_assert_eq(dn_val(n)[b], 'a' + i % 26);
+                for (uint32_t b = 0; b < dn_vlen(n); b++) cr_assert_eq(dn_val(n)[b], 'a' + i % 26);
             }
         }
         }
@@ -704,6 +702,6 @@ Test(db, key_hint_applies_to_that_pointer_only) {
     cr_assert_not_null(db_lookup(d0, copy, 6), "another pointer with the same bytes is hashed");
     db_clear_key_hint();
     dnode *n = db_lookup(d0, key, 6);
-    cr_assert(n && n->vlen == 1 && dn_val(n)[0] == 'w');
+    cr_assert(n && dn_vlen(n) == 1 && dn_val(n)[0] == 'w');
     cr_assert_eq(db_key_hash(key, 6), h);
 }

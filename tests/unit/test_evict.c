@@ -111,47 +111,47 @@ Test(evict, lfu_decay) {
     cr_assert_eq(evict_lfu_decay(10, 100, 110, 1), 0);
     cr_assert_eq(evict_lfu_decay(10, 100, 500, 1), 0);
     cr_assert_eq(evict_lfu_decay(10, 100, 500, 0), 10, "decay time 0: never");
-    cr_assert_eq(evict_lfu_decay(10, 900, 500, 1), 10, "stamp from the future: no time");
+    /* minutes are 16-bit: a stamp "after" now wrapped (Redis's LFUTimeElapsed) */
+    cr_assert_eq(evict_lfu_decay(10, 65530, 3, 1), 2, "65535 - 65530 + 3 minutes");
 }
 
 Test(evict, lfu_access_stamps_and_decays) {
     srv.cfg.maxmemory_policy = MAXMEMORY_ALLKEYS_LFU;
     dnode *n = db_set_string(d0, "k", 1, "v", 1, -1);
-    cr_assert_eq(n->lfu, LFU_INIT_VAL);
-    cr_assert_eq(n->lru, evict_lfu_minutes(), "LFU stamp is in minutes");
+    cr_assert_eq(dn_lfu_counter(n), LFU_INIT_VAL);
+    cr_assert_eq(dn_lfu_ldt(n), evict_lfu_minutes(), "LFU stamp is in minutes");
     evict_lfu_access(n);
-    cr_assert_eq(n->lfu, LFU_INIT_VAL + 1, "first access from the initial value always counts");
+    cr_assert_eq(dn_lfu_counter(n), LFU_INIT_VAL + 1, "first access from the initial value always counts");
     cr_assert_eq(evict_lfu_get(n), LFU_INIT_VAL + 1);
     srv.lruclock += 4 * 60; /* four idle minutes, decay time 1 */
     cr_assert_eq(evict_lfu_get(n), LFU_INIT_VAL + 1 - 4);
-    cr_assert_eq(n->lfu, LFU_INIT_VAL + 1, "reading the counter does not change it");
+    cr_assert_eq(dn_lfu_counter(n), LFU_INIT_VAL + 1, "reading the counter does not change it");
     srv.cfg.lfu_decay_time = 2;
     cr_assert_eq(evict_lfu_get(n), LFU_INIT_VAL + 1 - 2);
     evict_lfu_access(n); /* decays to 4, then 4 <= INIT: +1 */
-    cr_assert_eq(n->lfu, 5);
-    cr_assert_eq(n->lru, evict_lfu_minutes());
+    cr_assert_eq(dn_lfu_counter(n), 5);
+    cr_assert_eq(dn_lfu_ldt(n), evict_lfu_minutes());
 }
 
 Test(evict, overwrite_keeps_lfu_only_under_lfu) {
     srv.cfg.maxmemory_policy = MAXMEMORY_ALLKEYS_LFU;
     dnode *n = db_set_string(d0, "k", 1, "v", 1, -1);
-    n->lfu = 40;
+    dn_lfu_set(n, dn_lfu_ldt(n), 40);
     n = db_set_string(d0, "k", 1, "w", 1, -1);          /* in place */
-    cr_assert_eq(n->lfu, 40);
+    cr_assert_eq(dn_lfu_counter(n), 40);
     n = db_set_string(d0, "k", 1, "longer", 6, -1);     /* new node */
-    cr_assert_eq(n->lfu, 40);
+    cr_assert_eq(dn_lfu_counter(n), 40);
     /* an expired key's successor is a new key, in place or not */
     n = db_set_string(d0, "e", 1, "v", 1, T0 + 10);
-    n->lfu = 40;
+    dn_lfu_set(n, dn_lfu_ldt(n), 40);
     dnode *f = db_set_string(d0, "f", 1, "v", 1, T0 + 10);
-    f->lfu = 40;
+    dn_lfu_set(f, dn_lfu_ldt(f), 40);
     srv.now_ms = T0 + 20;
-    cr_assert_eq(db_set_string(d0, "e", 1, "w", 1, T0 + 50)->lfu, LFU_INIT_VAL);
-    cr_assert_eq(db_set_string(d0, "f", 1, "much longer", 11, -1)->lfu, LFU_INIT_VAL);
+    cr_assert_eq(dn_lfu_counter(db_set_string(d0, "e", 1, "w", 1, T0 + 50)), LFU_INIT_VAL);
+    cr_assert_eq(dn_lfu_counter(db_set_string(d0, "f", 1, "much longer", 11, -1)), LFU_INIT_VAL);
     srv.cfg.maxmemory_policy = MAXMEMORY_ALLKEYS_LRU;
     n = db_set_string(d0, "k", 1, "x", 1, -1);
-    cr_assert_eq(n->lfu, LFU_INIT_VAL);
-    cr_assert_eq(n->lru, srv.lruclock);
+    cr_assert_eq(n->lru, evict_lru_clock(), "under LRU the field is the clock again");
 }
 
 /* ------------------------------------------------------------------- pool */
@@ -255,7 +255,7 @@ Test(evict, sample_filters_volatile) {
     cr_assert_eq(dict_sample(&d0->keys, out, 64, 0, 10000), 64);
 }
 
-static int in_dict(dict *d, dnode *n) { return dict_find(d, dn_key(n), n->klen) == n; }
+static int in_dict(dict *d, dnode *n) { return dict_find(d, dn_key(n), dn_klen(n)) == n; }
 
 Test(evict, sample_while_rehashing) {
     int i = 0;
@@ -300,7 +300,7 @@ static void fill_and_limit(int64_t (*expire_of)(int), void (*stamp)(dnode *, int
     srv.cfg.maxmemory = zmalloc_used() - 500 * 1040;
 }
 
-static void lru_by_index(dnode *n, int i) { n->lru = srv.lruclock - 2000 + (uint32_t)i; }
+static void lru_by_index(dnode *n, int i) { n->lru = (srv.lruclock - 2000 + (uint32_t)i) & 0xFFFFFF; }
 
 Test(evict, allkeys_lru_evicts_oldest) {
     srv.cfg.maxmemory_policy = MAXMEMORY_ALLKEYS_LRU;
@@ -318,8 +318,7 @@ Test(evict, allkeys_lru_evicts_oldest) {
 }
 
 static void lfu_by_index(dnode *n, int i) {
-    n->lfu = (uint8_t)(i % 2 ? 100 : LFU_INIT_VAL);
-    n->lru = evict_lfu_minutes();
+    dn_lfu_set(n, evict_lfu_minutes(), (uint8_t)(i % 2 ? 100 : LFU_INIT_VAL));
 }
 
 Test(evict, allkeys_lfu_evicts_rare) {
@@ -401,7 +400,7 @@ Test(evict, long_keys_through_the_pool) {
     for (int i = 0; i < 1000; i++) {
         int n = snprintf(k + 150, 50, "%d", i);
         dnode *d = db_set_string(d0, k, 150 + (size_t)n, v, sizeof v, -1);
-        d->lru = srv.lruclock - 1000 + (uint32_t)i;
+        d->lru = (srv.lruclock - 1000 + (uint32_t)i) & 0xFFFFFF;
     }
     srv.cfg.maxmemory = zmalloc_used() - 300 * 1200;
     cr_assert_eq(evict_perform(), EVICT_OK);
