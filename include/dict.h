@@ -109,6 +109,10 @@ typedef struct dict {
 } dict;
 
 void dict_set_seed(const uint8_t seed[16]);
+/* Asked before a table grows (new table bytes, current load factor); a
+ * non-zero answer postpones the growth (maxmemory: evict.c). */
+typedef int dict_expand_veto_fn(size_t new_table_bytes, size_t load);
+extern dict_expand_veto_fn *dict_expand_veto;
 uint64_t dict_hash(const char *key, size_t len);
 
 void dict_init(dict *d);

@@ -153,6 +153,8 @@ static inline void rehash_step(dict *d) {
     if (d->rehash_idx != -1 && d->pause_rehash == 0) dict_rehash(d, DICT_REHASH_STEP);
 }
 
+dict_expand_veto_fn *dict_expand_veto;
+
 static void maybe_expand(dict *d) {
     if (d->rehash_idx != -1) return;
     if (!d->table[0]) {
@@ -162,7 +164,11 @@ static void maybe_expand(dict *d) {
     }
     /* grow at load factor 2 (chains average 1.5 nodes): 4-5 B/key less than
      * at 1 for ~5% of pipelined GET throughput at 100k keys (issue #3) */
-    if (d->used[0] >= 2 * hashsize(d->bits[0]) && !d->pause_rehash) start_rehash(d, d->bits[0] + 1u);
+    if (d->used[0] >= 2 * hashsize(d->bits[0]) && !d->pause_rehash) {
+        size_t load = d->used[0] / hashsize(d->bits[0]);
+        if (dict_expand_veto && dict_expand_veto(hashsize(d->bits[0] + 1u) * sizeof(dnode *), load)) return;
+        start_rehash(d, d->bits[0] + 1u);
+    }
 }
 
 void dict_maybe_shrink(dict *d) {

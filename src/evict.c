@@ -330,3 +330,15 @@ static uint64_t exceeded_current_us(void) {
 
 uint64_t evict_exceeded_current_ms(void) { return exceeded_current_us() / 1000; }
 uint64_t evict_exceeded_total_ms(void) { return (srv.stats.eviction_exceeded_us + exceeded_current_us()) / 1000; }
+
+/* Growing a hash table allocates its new bucket array at once (8 bytes per
+ * bucket: 8 MB for a 1M-bucket table), which could push used memory far
+ * past maxmemory before eviction runs. As Redis does, growth is postponed
+ * while it would cross the limit, unless the table is overloaded (load
+ * factor 5, Redis's dict_force_resize_ratio). */
+static int expand_veto(size_t new_table_bytes, size_t load) {
+    if (!srv.cfg.maxmemory || load >= 5) return 0;
+    return zmalloc_used() + new_table_bytes > srv.cfg.maxmemory;
+}
+
+__attribute__((constructor)) static void evict_register_expand_veto(void) { dict_expand_veto = expand_veto; }
