@@ -22,6 +22,7 @@ needs ferry's metrics endpoint is skipped there.
 """
 from __future__ import annotations
 
+import os
 import time
 import urllib.request
 
@@ -37,6 +38,12 @@ VAL = "v" * 1000
 OOM = b"-OOM command not allowed when used memory > 'maxmemory'.\r\n"
 OOM_TEXT = "OOM command not allowed when used memory > 'maxmemory'."
 SLACK = 640 * 1024          # a pipelined batch in flight (fill: 500 SETs of ~1 KB = ~520 KB of query buffer) + INFO
+# Under ASan/UBSan a sampling run often exceeds its time budget
+# (maxmemory-eviction-tenacity); the command is then let through and eviction
+# continues from a timer, as in Redis, so memory can run further ahead of the
+# limit in the sanitizer build. Its bound is looser; the normal build's is not.
+if "/san/" in os.environ.get("FERRY_SERVER", ""):
+    SLACK = 8 * 1024 * 1024
 POLICIES = ["noeviction", "allkeys-lru", "allkeys-lfu", "allkeys-random",
             "volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl"]
 
@@ -259,7 +266,7 @@ def test_config_set_maxmemory_evicts_without_further_commands(ferry, ferry_facto
     deadline = time.monotonic() + 5
     while True:
         m = _scrape(mport)
-        if m["ferry_evicted_keys_total"] > 0 and m["ferry_memory_used_bytes"] <= limit + SLACK:
+        if m["ferry_evicted_keys_total"] > 0 and m["ferry_memory_used_bytes"] <= limit + 640 * 1024:
             break
         assert time.monotonic() < deadline, "no eviction without a command: %r" % m
         time.sleep(0.05)
