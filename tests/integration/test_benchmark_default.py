@@ -12,6 +12,8 @@ import subprocess
 
 import redis
 
+from test_clients import _csv_rows
+
 REDIS_BENCHMARK = shutil.which("redis-benchmark") or "/usr/bin/redis-benchmark"
 DEFAULT_TESTS = ["PING_INLINE", "PING_MBULK", "SET", "GET", "INCR", "LPUSH", "RPUSH", "LPOP", "RPOP",
                  "SADD", "HSET", "SPOP", "ZADD", "ZPOPMIN", "LPUSH (needed to benchmark LRANGE)",
@@ -25,20 +27,11 @@ def _run(server, *args):
     return r, (r.stdout + r.stderr).decode("utf-8", "replace")
 
 
-def _rows(text):
-    rows = {}
-    for ln in text.splitlines():
-        if ln.startswith('"') and not ln.startswith('"test"'):
-            cells = [c.strip('"') for c in ln.split('","')]
-            rows[cells[0]] = cells[1:]
-    return rows
-
-
 def test_default_run_completes_without_errors(ferry):
     r, text = _run(ferry, "-n", "5000", "-c", "20", "--csv")
     assert r.returncode == 0, text
     assert "ERR" not in text and "WRONGTYPE" not in text, text
-    rows = _rows(text)
+    rows = _csv_rows(text)
     assert list(rows) == DEFAULT_TESTS, text
     assert all(float(cells[0]) > 0 for cells in rows.values()), rows
     c = redis.Redis(host="127.0.0.1", port=ferry.port)
