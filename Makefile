@@ -27,14 +27,20 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 SERVER    := $(BUILD)/ferry-server
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH     := $(BUILD)/ferry-bench
+# the null server (bench/null/): no data, fixed replies; bounds what any server reaches here
+NULLSRV_SRCS := $(wildcard bench/null/*.c)
+NULLSRV   := $(BUILD)/ferry-null-server
 
 .PHONY: all run test unit clean deps integration fuzz fuzz-replay
 .SECONDARY:
-all: $(SERVER) $(if $(BENCH_SRCS),$(BENCH))
+all: $(SERVER) $(if $(BENCH_SRCS),$(BENCH)) $(if $(NULLSRV_SRCS),$(NULLSRV))
 
 # the load generator is a separate program (libc only); it shares no code with the server
 $(BENCH): $(BENCH_SRCS) $(wildcard bench/*.h) | $(BUILD)/obj
 	$(CC) $(CSTD) $(WARN) $(OPT) -g -Ibench $(EXTRA_CFLAGS) -o $@ $(BENCH_SRCS) $(LDFLAGS) -lm
+
+$(NULLSRV): $(NULLSRV_SRCS) $(wildcard bench/null/*.h) | $(BUILD)/obj
+	$(CC) $(CSTD) $(WARN) $(OPT) -g -Ibench/null $(EXTRA_CFLAGS) -o $@ $(NULLSRV_SRCS) $(LDFLAGS)
 
 $(SERVER): $(OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
