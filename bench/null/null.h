@@ -43,8 +43,10 @@ typedef struct ns_conn {
     int want_out;     /* epoll: registered for EPOLLOUT (socket was full) */
 } ns_conn;
 
-/* Bytes of every bulk reply (GET, MGET elements); --value-size. */
+/* Bytes of every bulk reply (GET, MGET elements); --value-size. The
+ * value is unset (and ns_frame fails on GET) until this is called. */
 extern size_t ns_value_size;
+int ns_set_value_size(size_t n);
 
 /* Frame every complete request in buf[0..len), appending one reply per
  * request to out. Returns bytes consumed, or -1 on a protocol error (the
