@@ -16,6 +16,7 @@ FERRY_SERVER=/usr/bin/redis-server, i.e. redis against itself):
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
@@ -649,14 +650,14 @@ def diff(pair):
             pytest.fail("%s server died before this test (status %s); log tail:\n%s"
                         % (kind, old.proc.returncode, old.log_tail()), pytrace=False)
 
-    def run(name, steps, stop_at_first=False, header=""):
+    def run(name, steps, stop_at_first=False, header="", context=8):
         error = None
         try:
             mismatches, transcript = run_steps(pair["ferry"].port, pair["redis"].port, steps,
                                                stop_at_first=stop_at_first)
         except OSError as e:            # e.g. connection refused after a crash
             mismatches, transcript, error = [], [], e
-        report = header + format_report(name, mismatches, transcript, context=8) if mismatches else ""
+        report = header + format_report(name, mismatches, transcript, context=context) if mismatches else ""
         died = [k for k in ("ferry", "redis") if not pair[k].alive()]
         if died:
             logs = "\n".join("%s (status %s) log tail:\n%s"
@@ -811,10 +812,31 @@ def test_random_program_is_reproducible():
     assert len(set(a)) > 100
 
 
+def test_mismatch_report_shows_both_keyspaces(redis_factory):
+    """The report of a mismatch dumps each server's keyspace right after it:
+    INFO keyspace's counts and the live keys with their PTTL. Two redis
+    servers stand in for ferry and redis; the first one's active expiry is off,
+    so after the pause only the second one has reclaimed the expired key a."""
+    a = redis_factory("--enable-debug-command", "yes")
+    b = redis_factory()
+    with a.client() as c:
+        assert c.command("DEBUG", "SET-ACTIVE-EXPIRE", "0") == b"+OK\r\n"
+    steps = [["SET", "a", "v", "EXAT", "1"], ["SET", "b", "v", "PX", "100000000"], ["SET", "c", "1"],
+             sleep(0.35), ["DBSIZE"]]
+    mismatches, transcript = run_steps(a.port, b.port, steps, stop_at_first=True)
+    assert [(m.index, m.ferry, m.redis) for m in mismatches] == [(4, b":3\r\n", b":2\r\n")]
+    report = format_report("demo", mismatches, transcript, context=30)
+    fm = re.search(r"\n    ferry:\n      db0 keys=3,expires=2,avg_ttl=0, 2 live: b\((\d+)\) c\(-1\)\n", report)
+    rm = re.search(r"\n    redis:\n      db0 keys=2,expires=1,avg_ttl=\d+, 2 live: b\((\d+)\) c\(-1\)$", report)
+    assert fm and rm, report
+    assert min(int(fm.group(1)), int(rm.group(1))) > 99000000, report
+    assert "#0 SET a v EXAT 1 -> +OK" in report
+
+
 @pytest.mark.parametrize("seed", RANDOM_SEEDS)
 def test_random(diff, seed):
     program = gen_program(seed)
-    transcript = diff("random seed %d" % seed, program, stop_at_first=True,
+    transcript = diff("random seed %d" % seed, program, stop_at_first=True, context=30,
                       header="random differential: seed=%d (gen_program(%d)), %d commands; "
                              "the step # below is the command index\n" % (seed, seed, len(program)))
     assert sum(1 for t in transcript if t[0] != "final") == len(program)
