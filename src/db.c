@@ -283,7 +283,10 @@ void db_active_expire(long budget_us) {
     next_db = (next_db + 1) % ndbs;
     for (int k = 0; k < ndbs; k++) {
         db *d = &dbs[(first + k) % ndbs];
-        if (d->expires == 0) continue;
+        if (d->expires == 0) {
+            d->avg_ttl = 0;         /* as Redis: no volatile key, no estimate */
+            continue;
+        }
         expire_ctx x = {.d = d};
         long iters = 0;
         do {

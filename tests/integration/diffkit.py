@@ -27,6 +27,11 @@ Connections are opened lazily per case (connection 0, 1, ...), so per-
 connection state (SELECT, HELLO, CLIENT SETNAME, MULTI, WATCH) never leaks
 between cases. At the end of a case every still-open connection gets a PING
 whose replies must also match, so stray extra reply bytes are caught.
+
+On a mismatch, format_report() shows the mismatching step(s), the steps before
+the first one, and both servers' keyspaces (keyspace_dump: INFO keyspace
+counts, live keys and their PTTL) taken right after the mismatch when the run
+stops there (stop_at_first, desync), else at the end of the case.
 """
 from __future__ import annotations
 
@@ -269,10 +274,45 @@ def _scan_all(client: RawClient, opts, keyed=False):
 class Mismatch:
     def __init__(self, index, step, ferry, redis):
         self.index, self.step, self.ferry, self.redis = index, step, ferry, redis
+        self.keyspace = None        # (when, ferry dump, redis dump), see keyspace_dump
 
     def format(self) -> str:
         return ("  step #%d: %s\n    ferry: %s\n    redis: %s"
                 % (self.index, self.step.describe(), _short(self.ferry, 600), _short(self.redis, 600)))
+
+
+DUMP_MAX_KEYS = 40
+
+
+def keyspace_dump(port) -> str:
+    """Every non-empty db of a server, on a fresh connection and without
+    changing it: INFO keyspace's counts (which include expired keys that were
+    not reclaimed yet), then KEYS * (live keys only) sorted, each with its PTTL
+    (-1: no expiry). Only live keys are looked up, so nothing gets deleted."""
+    try:
+        with RawClient(port, timeout=2.0) as c:
+            info = parse(c.command("INFO", "keyspace"))
+            if info[0] not in ("bulk", "verbatim"):
+                return "<unavailable: INFO keyspace answered %r>" % (info,)
+            info = bytes(info[1]).decode()
+            lines = []
+            for line in info.splitlines():
+                if not line.startswith("db") or ":" not in line:
+                    continue
+                name, counts = line.split(":", 1)
+                c.command("SELECT", name[2:])
+                keys = sorted(x[1] for x in parse(c.command("KEYS", "*"))[1])
+                shown = ["%s(%s)" % (_short(k, 40), parse(c.command("PTTL", k))[1])
+                         for k in keys[:DUMP_MAX_KEYS]]
+                more = " ...and %d more" % (len(keys) - DUMP_MAX_KEYS) if len(keys) > DUMP_MAX_KEYS else ""
+                lines.append("%s %s, %d live: %s%s" % (name, counts, len(keys), " ".join(shown), more))
+            return "\n".join(lines) or "(empty)"
+    except (OSError, ServerClosed, RespProtocolError, TypeError, IndexError) as e:
+        return "<unavailable: %r>" % (e,)
+
+
+def _attach_keyspace(m: Mismatch, ferry_port, redis_port, when: str):
+    m.keyspace = (when, keyspace_dump(ferry_port), keyspace_dump(redis_port))
 
 
 def flushall(port):
@@ -327,6 +367,7 @@ def run_steps(ferry_port: int, redis_port: int, steps, stop_at_first=False, flus
             if not replies_equal(st, f, r):
                 mismatches.append(Mismatch(i, st, f, r))
                 if stop_at_first or desync:
+                    _attach_keyspace(mismatches[0], ferry_port, redis_port, "right after step #%d" % i)
                     return mismatches, transcript
         # Stray bytes check: one PING per connection still open on both sides.
         for ci in sorted(set(fc.conns) & set(rc.conns)):
@@ -336,6 +377,8 @@ def run_steps(ferry_port: int, redis_port: int, steps, stop_at_first=False, flus
             transcript.append(("final", st, f, r))
             if f != r:
                 mismatches.append(Mismatch("final-PING", st, f, r))
+        if mismatches:
+            _attach_keyspace(mismatches[0], ferry_port, redis_port, "at the end of the case")
     finally:
         fc.close()
         rc.close()
@@ -350,8 +393,15 @@ def format_report(name, mismatches, transcript, context=4) -> str:
         lines.append("  ... and %d more" % (len(mismatches) - 3))
     first = mismatches[0].index
     if isinstance(first, int):
-        lines.append("  transcript before the first mismatch:")
+        lines.append("  transcript before the first mismatch (last %d steps):" % context)
         for idx, st, f, r in transcript:
             if isinstance(idx, int) and first - context <= idx < first:
                 lines.append("    #%d %s -> %s" % (idx, st.describe(), _short(f, 120)))
+    if mismatches[0].keyspace:
+        when, fd, rd = mismatches[0].keyspace
+        lines.append("  keyspace %s (dbN keys=.. counts unreclaimed expired keys; the live keys "
+                     "are listed with their PTTL):" % when)
+        for kind, dump in (("ferry", fd), ("redis", rd)):
+            lines.append("    %s:" % kind)
+            lines.extend("      " + x for x in dump.splitlines())
     return "\n".join(lines)

@@ -363,6 +363,17 @@ Test(db, active_expire_removes_untouched_keys) {
     assert_expires_consistent(d1);
 }
 
+Test(db, active_expire_resets_avg_ttl_when_no_key_is_volatile) {
+    for (int i = 0; i < 10; i++) set_i(d0, "later", i, T0 + 5000000);
+    db_active_expire(2000);
+    cr_assert_gt(d0->avg_ttl, 0);
+    for (int i = 0; i < 10; i++) db_persist(d0, get_i(d0, "later", i));
+    cr_assert_eq(d0->expires, 0);
+    db_active_expire(2000);
+    cr_assert_eq(d0->avg_ttl, 0, "INFO keyspace avg_ttl must drop to 0 (Redis), not keep %lld",
+                 d0->avg_ttl);
+}
+
 Test(db, active_expire_makes_progress_with_tiny_budget) {
     for (int i = 0; i < 5000; i++) set_i(d0, "dead", i, T0 + 1);
     srv.now_ms = T0 + 2;
