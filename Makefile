@@ -11,9 +11,11 @@ CFLAGS   := $(CSTD) $(WARN) $(OPT) -g -Iinclude -MMD -MP $(EXTRA_CFLAGS)
 LDFLAGS  := $(EXTRA_LDFLAGS)
 LDLIBS   := -lm
 
+SANFLAGS :=
 ifneq ($(SANITIZE),)
   BUILD   := build/san
-  CFLAGS  += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+  SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+  CFLAGS  += $(SANFLAGS)
   LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
@@ -27,14 +29,20 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 SERVER    := $(BUILD)/ferry-server
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH     := $(BUILD)/ferry-bench
+# the null server (bench/null/): no data, fixed replies; bounds what any server reaches here
+NULLSRV_SRCS := $(wildcard bench/null/*.c)
+NULLSRV   := $(BUILD)/ferry-null-server
 
 .PHONY: all run test unit clean deps integration fuzz fuzz-replay
 .SECONDARY:
-all: $(SERVER) $(if $(BENCH_SRCS),$(BENCH))
+all: $(SERVER) $(if $(BENCH_SRCS),$(BENCH)) $(if $(NULLSRV_SRCS),$(NULLSRV))
 
 # the load generator is a separate program (libc only); it shares no code with the server
 $(BENCH): $(BENCH_SRCS) $(wildcard bench/*.h) | $(BUILD)/obj
 	$(CC) $(CSTD) $(WARN) $(OPT) -g -Ibench $(EXTRA_CFLAGS) -o $@ $(BENCH_SRCS) $(LDFLAGS) -lm
+
+$(NULLSRV): $(NULLSRV_SRCS) $(wildcard bench/null/*.h) | $(BUILD)/obj
+	$(CC) $(CSTD) $(WARN) $(OPT) -g -Ibench/null $(EXTRA_CFLAGS) $(SANFLAGS) -o $@ $(NULLSRV_SRCS) $(LDFLAGS)
 
 $(SERVER): $(OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -109,7 +117,7 @@ deps:
 unit: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t --jobs 2 || exit 1; done
 
-integration: $(SERVER)
+integration: $(SERVER) $(BENCH) $(NULLSRV)
 	@FERRY_SERVER=$(abspath $(SERVER)) .venv/bin/python -m pytest -q -x tests/integration
 
 # The whole suite: plain build, then the same unit and integration tests

@@ -1,0 +1,123 @@
+/* test_null_frame.c - Criterion unit tests for ferry-null-server's framing
+ * (bench/null/frame.c).
+ *
+ * Why: the null server bounds what any server can reach (scripts/ceiling.py);
+ * that bound is only honest if it frames and answers every request a real
+ * server would, no more and no fewer. A mixed pipelined stream is fed whole,
+ * split at every byte position, and one byte at a time; every way must give
+ * exactly the replies written out by hand below. Malformed input must be
+ * refused, and a partial request must produce nothing until it completes.
+ *
+ * frame.c is part of a separate program, so it is included directly (all its
+ * names are ns_-prefixed and do not collide with the server's).
+ */
+#include <criterion/criterion.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../bench/null/frame.c"
+
+static const char STREAM[] =
+    "*2\r\n$3\r\nGET\r\n$3\r\nkey\r\n"
+    "*3\r\n$3\r\nset\r\n$1\r\nk\r\n$4\r\nv\r\nv\r\n" /* CRLF inside a bulk */
+    "*4\r\n$4\r\nMGET\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n"
+    "*2\r\n$4\r\nINCR\r\n$1\r\nn\r\n"
+    "PING\r\n"
+    "*3\r\n$6\r\nCONFIG\r\n$3\r\nGET\r\n$4\r\nsave\r\n"
+    "*1\r\n$4\r\nPING\r\n"
+    "*0\r\n"                                            /* empty: no reply */
+    "*2\r\n$5\r\nLPUSH\r\n$0\r\n\r\n";
+
+static const char REPLIES[] =
+    "$4\r\nxxxx\r\n"
+    "+OK\r\n"
+    "*3\r\n$4\r\nxxxx\r\n$4\r\nxxxx\r\n$4\r\nxxxx\r\n"
+    ":1\r\n"
+    "+PONG\r\n"
+    "*0\r\n"
+    "+PONG\r\n"
+    "+OK\r\n";
+
+static void setup(void) { cr_assert_eq(ns_set_value_size(4), 0); }
+
+/* Feeds STREAM to a fresh connection in pieces cut at the given positions. */
+static ns_conn *feed_cut(const size_t *cuts, size_t ncuts) {
+    ns_conn *c = ns_conn_new(-1);
+    size_t prev = 0, i, len = sizeof STREAM - 1;
+    cr_assert_not_null(c);
+    for (i = 0; i <= ncuts; i++) {
+        size_t end = i < ncuts ? cuts[i] : len;
+        char *piece = malloc(end - prev + 1); /* exact-size copy: ASan sees over-reads */
+        memcpy(piece, STREAM + prev, end - prev);
+        cr_assert_eq(ns_conn_feed(c, piece, end - prev), 0, "cut at %zu", end);
+        free(piece);
+        prev = end;
+    }
+    return c;
+}
+
+static void expect_all_replies(ns_conn *c, const char *what) {
+    cr_assert_eq(c->out.len, sizeof REPLIES - 1, "%s: %zu bytes of replies", what, c->out.len);
+    cr_assert(memcmp(c->out.buf, REPLIES, c->out.len) == 0, "%s: replies differ", what);
+    cr_assert_eq(c->inlen, 0, "%s: %zu bytes left unparsed", what, c->inlen);
+    ns_conn_free(c);
+}
+
+Test(null_frame, whole_stream, .init = setup) {
+    expect_all_replies(feed_cut(NULL, 0), "whole");
+}
+
+Test(null_frame, every_split_point, .init = setup) {
+    size_t cut;
+    for (cut = 1; cut < sizeof STREAM - 1; cut++) {
+        char what[32];
+        snprintf(what, sizeof what, "cut %zu", cut);
+        expect_all_replies(feed_cut(&cut, 1), what);
+    }
+}
+
+Test(null_frame, one_byte_at_a_time, .init = setup) {
+    size_t cuts[sizeof STREAM], i;
+    for (i = 0; i < sizeof STREAM - 2; i++) cuts[i] = i + 1;
+    expect_all_replies(feed_cut(cuts, sizeof STREAM - 2), "bytewise");
+}
+
+Test(null_frame, partial_request_answers_nothing, .init = setup) {
+    ns_out o = {0};
+    const char *part = "*2\r\n$3\r\nGET\r\n$3\r\nke";
+    cr_assert_eq(ns_frame(part, strlen(part), &o), 0);
+    cr_assert_eq(o.len, 0);
+    cr_assert_eq(ns_frame("*2\r\n", 4, &o), 0);
+    cr_assert_eq(o.len, 0);
+    ns_out_free(&o);
+}
+
+Test(null_frame, malformed_requests_are_refused, .init = setup) {
+    static const char *bad[] = {
+        "*x\r\n",
+        "*1\r\n+PING\r\n",
+        "*1\r\n$4\r\nPINGxx\r\n",           /* bulk not followed by CRLF */
+        "*1\r\n$99999999\r\n",              /* bulk larger than the input buffer */
+        "*1\r\n$-1\r\n",
+        "*1\rX",                          /* CR not followed by LF */
+        "*123456789012345678901234567890",  /* no CRLF within a number's room */
+    };
+    size_t i;
+    for (i = 0; i < sizeof bad / sizeof *bad; i++) {
+        ns_out o = {0};
+        cr_assert_eq(ns_frame(bad[i], strlen(bad[i]), &o), -1, "accepted: %s", bad[i]);
+        ns_out_free(&o);
+    }
+}
+
+Test(null_frame, request_larger_than_the_buffer_closes, .init = setup) {
+    ns_conn *c = ns_conn_new(-1);
+    char *big = malloc(NS_INBUF + 16);
+    memset(big, 'a', NS_INBUF + 16);
+    memcpy(big, "*1\r\n$65000\r\n", 12); /* fits the bulk limit, never completes */
+    cr_assert_eq(ns_conn_feed(c, big, 60000), 0);
+    cr_assert_eq(ns_conn_feed(c, big + 60000, 16000), -1);
+    free(big);
+    ns_conn_free(c);
+}
