@@ -32,6 +32,11 @@ user-space work of either server. The null servers do the least work any
 server can do, so their rps over redis's is the ceiling for any server
 design here; this script makes that measurement reproducible.
 
+Machine load: the per-CPU busy share over each run (from /proc/stat,
+softirq and steal included) is logged beside the process figures; the load
+before the first run is logged with a warning when any CPU is >= 10 % busy,
+and --wait-idle S waits (up to S s) for an idle machine before each run.
+
 Busy polling: ferry's default busy-poll-us is 100, so it spins while idle
 (e.g. while the client connects) and its CPU figures include that spinning.
 ferry-nopoll shows ferry's true CPU cost per op.
@@ -65,6 +70,11 @@ CLIENT = "ferry-bench"
 FULL_REQUESTS = 600000
 QUICK_REQUESTS = 50000
 QUICK_KEYSPACE = 10000
+# Preload batch: ~27 KB of SETs per write, so that the bytes in flight stay
+# under half of ferry-null-server's 64 KB per-connection input buffer (it
+# closes a connection whose buffered partial request plus one full read
+# would overflow it). Used for every server so the procedure is the same.
+FILL_BATCH = 500
 
 
 class Unavailable(Exception):
@@ -92,6 +102,45 @@ def proc_cpu_seconds(pid: int) -> tuple:
         ut, st = parse_proc_stat(f.read())
     hz = float(os.sysconf("SC_CLK_TCK"))
     return ut / hz, st / hz
+
+
+def cpu_jiffies() -> dict:
+    """{'cpu0': (busy, total), ...} from /proc/stat; idle and iowait are not busy."""
+    out = {}
+    with open("/proc/stat") as f:
+        for line in f:
+            if line.startswith("cpu") and line[3:4].isdigit():
+                name, *vals = line.split()
+                ticks = [int(v) for v in vals[:8]]   # user nice system idle iowait irq softirq steal
+                out[name] = (sum(ticks) - ticks[3] - ticks[4], sum(ticks))
+    return out
+
+
+def busy_pct(before: dict, after: dict) -> dict:
+    """{'cpu0': % busy between two cpu_jiffies() samples, ...}."""
+    out = {}
+    for name in sorted(after):
+        if name in before:
+            db, dt = after[name][0] - before[name][0], after[name][1] - before[name][1]
+            out[name] = 100.0 * db / dt if dt > 0 else 0.0
+    return out
+
+
+def wait_until_idle(limit_s: float, threshold: float = 10.0, sample_s: float = 0.5) -> dict:
+    """Sample the machine's per-CPU load for sample_s (repeatedly, for up to
+    limit_s) until every CPU is below threshold % busy; returns the last
+    sample. Other processes on the CPUs distort every figure of a run."""
+    deadline = time.monotonic() + limit_s
+    while True:
+        a = cpu_jiffies()
+        time.sleep(sample_s)
+        load = busy_pct(a, cpu_jiffies())
+        if all(v < threshold for v in load.values()) or time.monotonic() >= deadline:
+            return load
+
+
+def fmt_load(load: dict) -> str:
+    return ", ".join("%s %.0f%%" % (k, v) for k, v in sorted(load.items()))
 
 
 def run_client_measured(argv: list, timeout: float) -> dict:
@@ -150,7 +199,7 @@ class VariantServer(bl.Server):
         except RuntimeError as e:
             if self.proc is not None and self.proc.returncode == UNAVAILABLE_EXIT:
                 raise Unavailable("%s exited with status %d: %s" % (self.kind, UNAVAILABLE_EXIT,
-                                                                    self.log_tail(3).strip())) from e
+                                                                    self.log_tail(1).strip())) from e
             raise
         self.check_pid_is_server()
         return self
@@ -205,17 +254,23 @@ def measure(name: str, spec: tuple, test: str, args, pin: bool, fb: str) -> dict
     try:
         srv.start()
         if test == "GET":
-            bl.fill_keys(srv.port, args.keyspace, args.value_bytes)
+            bl.fill_keys(srv.port, args.keyspace, args.value_bytes, batch=FILL_BATCH)
             if not name.startswith("null-"):
                 n = bl.dbsize(srv.port)
                 if n != args.keyspace:
                     raise RuntimeError("%s: DBSIZE %d after filling %d keys" % (name, n, args.keyspace))
         argv = bl.client_argv(CLIENT, fb, srv.port, test, args.conns, args.pipeline, args.requests,
                               args.value_bytes, args.keyspace, pin)
+        if args.wait_idle > 0:
+            load = wait_until_idle(args.wait_idle)
+            if any(v >= 10.0 for v in load.values()):
+                bl.log("ceiling: WARNING: machine still busy before the run (%s)" % fmt_load(load))
         when = bl.utc_now()
+        j0 = cpu_jiffies()
         s_user0, s_sys0 = proc_cpu_seconds(srv.pid)
         res = run_client_measured(argv, timeout=60.0 + args.requests / 5000.0)
         s_user1, s_sys1 = proc_cpu_seconds(srv.pid)
+        cores = busy_pct(j0, cpu_jiffies())
         if not srv.alive():
             raise RuntimeError("%s died during the run; log tail:\n%s" % (name, srv.log_tail(10)))
     finally:
@@ -228,7 +283,7 @@ def measure(name: str, spec: tuple, test: str, args, pin: bool, fb: str) -> dict
     r = rows[-1]
     return {"rps": r["rps"], "p50_ms": r.get("p50_ms", ""), "p99_ms": r.get("p99_ms", ""),
             "wall_s": res["wall_s"], "server_user_s": s_user1 - s_user0, "server_sys_s": s_sys1 - s_sys0,
-            "client_user_s": res["user_s"], "client_sys_s": res["sys_s"], "started_utc": when}
+            "client_user_s": res["user_s"], "client_sys_s": res["sys_s"], "started_utc": when, "cores": cores}
 
 
 def summarize(rows: list) -> None:
@@ -265,6 +320,10 @@ def parse_args(argv=None):
     ap.add_argument("--value-bytes", type=int, default=64, help="value size d (default 64)")
     ap.add_argument("--keyspace", type=int, default=None,
                     help="-r keyspace, preloaded for GET (default 100000, --quick %d)" % QUICK_KEYSPACE)
+    ap.add_argument("--wait-idle", type=float, default=0.0, metavar="S",
+                    help="before each run, wait up to S seconds until every CPU is < 10%% busy over 0.5 s "
+                         "(for shared machines; default 0: do not wait). The load before the first run is "
+                         "always logged")
     ap.add_argument("--out", default=str(bl.REPO / "results" / "bench"), help="output directory")
     ap.add_argument("--no-pin", action="store_true", help="do not pin server/client with taskset")
     ap.add_argument("--ferry", default=None, help="ferry-server binary (default build/ferry-server or $FERRY_SERVER)")
@@ -301,6 +360,10 @@ def main(argv=None) -> int:
            % (", ".join("%s %s" % (n, versions[n]) for n in names), ",".join(args.tests), args.conns,
               args.pipeline, args.value_bytes, args.rounds, args.requests, args.keyspace,
               bl.pinning_description(pin)))
+    load = wait_until_idle(0.0, sample_s=1.0)
+    bl.log("ceiling: machine load over 1 s before the runs: %s%s" % (
+        fmt_load(load), "" if all(v < 10.0 for v in load.values())
+        else " -- WARNING: not idle; other processes distort every figure (see --wait-idle)"))
     started = bl.utc_now()
     t0 = time.monotonic()
     sink = bl.CsvAppender(out_path, COLUMNS)
@@ -343,11 +406,11 @@ def main(argv=None) -> int:
                     ccpu = (m["client_user_s"] + m["client_sys_s"]) / args.requests * 1e6
                     spent = time.monotonic() - t0
                     bl.log("[%d/%d] %-3s round %d %-12s %7.0f rps in %.2fs: server %.2f us/op (%.0f%% busy), "
-                           "client %.2f us/op (%.0f%% busy) | %s elapsed, ~%s left"
+                           "client %.2f us/op (%.0f%% busy); cores busy: %s | %s elapsed, ~%s left"
                            % (i, total, test, rnd + 1, name, m["rps"], m["wall_s"], cpu,
                               100.0 * (m["server_user_s"] + m["server_sys_s"]) / m["wall_s"], ccpu,
                               100.0 * (m["client_user_s"] + m["client_sys_s"]) / m["wall_s"],
-                              bl.human_secs(spent), bl.human_secs(spent / i * (total - i))))
+                              fmt_load(m["cores"]), bl.human_secs(spent), bl.human_secs(spent / i * (total - i))))
     finally:
         sink.close()
         bl.record_window(out_dir, "ceiling", started, bl.utc_now(), pinning=bl.pinning_description(pin),
