@@ -94,7 +94,7 @@ fuzz-replay: $(FUZZ_BINS)
 
 # ---- benchmarks (issue: throughput model) -------------------------------------
 .PHONY: bench bench-smoke
-bench: deps $(SERVER) $(BENCH)
+bench: deps $(SERVER) $(BENCH) $(NULLSRV)
 	.venv/bin/python scripts/bench_all.py
 
 bench-smoke: $(SERVER) $(BENCH)

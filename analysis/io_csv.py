@@ -1,6 +1,7 @@
 """Typed CSV loading for results/bench (schema in analysis/SCHEMA.md).
 
-What: reads sweep, syscalls, instructions, memory, cycles and energy CSVs
+What: reads sweep, syscalls, instructions, memory, cycles, energy and
+ceiling CSVs
 into lists of dicts with the right Python types, validates required columns,
 and classifies the files of a results directory.
 
@@ -41,6 +42,17 @@ AUX_COLUMNS = {
 AUX_KINDS = tuple(AUX_COLUMNS)  # fixed order used everywhere
 # scripts/unavailable.py: one row per metric this machine cannot measure
 UNAVAILABLE_COLUMNS = {"metric": "s", "reason": "s"}
+# scripts/ceiling.py: the P=1 ceiling experiment (analysis/ceiling.py)
+CEILING_COLUMNS = {
+    "server": "s", "server_version": "s", "client": "s", "test": "s",
+    "clients": "i", "pipeline": "i", "value_bytes": "i", "run": "i", "order": "i",
+    "requests": "f", "rps": "f", "p50_ms": "f", "p99_ms": "f", "wall_s": "f",
+    "server_user_s": "f", "server_sys_s": "f", "client_user_s": "f",
+    "client_sys_s": "f", "started_utc": "s",
+}
+# fixed-name files that are neither sweeps nor AUX_KINDS; classify() puts
+# them in its aux dict under their stem
+OTHER_KNOWN = ("unavailable", "ceiling")
 
 
 class SchemaError(ValueError):
@@ -125,13 +137,14 @@ def unavailable_reasons(path: Path) -> dict[str, str]:
 def classify(bench_dir: Path) -> tuple[list[Path], dict[str, Path], list[Path]]:
     """Split results/bench/*.csv into (sweeps, aux by kind, unrecognised).
 
-    The aux dict also holds 'unavailable' (unavailable.csv) when present.
+    The aux dict also holds 'unavailable' (unavailable.csv) and 'ceiling'
+    (ceiling.csv) when present.
     """
     sweeps, aux, other = [], {}, []
     if not bench_dir.is_dir():
         return sweeps, aux, other
     for p in sorted(bench_dir.glob("*.csv")):
-        if p.stem in AUX_COLUMNS or p.stem == "unavailable":
+        if p.stem in AUX_COLUMNS or p.stem in OTHER_KNOWN:
             aux[p.stem] = p
         elif set(SWEEP_COLUMNS) <= set(read_header(p)):
             sweeps.append(p)

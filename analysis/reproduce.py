@@ -2,7 +2,9 @@
 
 What: reads <results>/bench/*.csv (schema: analysis/SCHEMA.md) and, without
 starting any server, writes <results>/fig/*.{png,pdf} and
-<results>/tables/*.{md,tex} (plus <stem>__fit.csv for capacity.py).  Every
+<results>/tables/*.{md,tex} (plus <stem>__fit.csv for capacity.py), and
+<results>/tables/ceiling__ceiling.{md,tex} when bench/ceiling.csv exists
+(analysis/ceiling.py).  Every
 output name embeds the stem of the CSV it came from.  It first checks
 <results>/manifest.json if there is one, and warns on stderr about any hash
 that does not match.
@@ -27,7 +29,7 @@ if __package__ in (None, ""):
 
 os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
 
-from analysis import io_csv, manifest, model, plots, tables  # noqa: E402
+from analysis import ceiling, io_csv, manifest, model, plots, tables  # noqa: E402
 
 
 def warn(msg: str) -> None:
@@ -106,6 +108,12 @@ def do_aux(kind: str, path: Path, fig_dir: Path, tab_dir: Path) -> list[Path]:
     return out
 
 
+def do_ceiling(path: Path, tab_dir: Path) -> tuple[list[Path], int]:
+    """ceiling__<stem>.{md,tex} from ceiling.csv; returns (paths, rows)."""
+    rows = ceiling.load(path)
+    return tables.write(tab_dir, f"ceiling__{path.stem}", ceiling.make_tables(path.stem, rows)), len(rows)
+
+
 def run(results: Path, n_boot: int = model.N_BOOT) -> tuple[list[Path], int]:
     """Produce all outputs; returns (paths written, number of warnings-worthy issues)."""
     bench, fig_dir, tab_dir = results / "bench", results / "fig", results / "tables"
@@ -173,6 +181,18 @@ def run(results: Path, n_boot: int = model.N_BOOT) -> tuple[list[Path], int]:
         reason = reason or f"no {kind}.csv in {bench.name}/"
         out += tables.write(tab_dir, f"{kind}__unavailable", [tables.unavailable(kind, reason)])
         avail.append((kind, f"{kind}.csv", "unavailable", reason))
+    clean("ceiling", fig_dir, tab_dir)
+    if "ceiling" in aux:  # optional: no table and no availability row without it
+        p = aux["ceiling"]
+        try:
+            paths, n = do_ceiling(p, tab_dir)
+            out += paths
+            avail.append(("ceiling", p.name, "available",
+                          f"{n} rows, sha256 {manifest.sha256_file(p)[:16]}"))
+        except io_csv.SchemaError as e:
+            warn(str(e))
+            issues += 1
+            avail.append(("ceiling", p.name, "error", str(e)))
     out += tables.write(tab_dir, "summary__availability", [tables.availability_table(avail)])
     return sorted(set(out)), issues
 

@@ -3,10 +3,11 @@
 What: runs, each as its own process with this Python:
   1. sweep.py        -> <out>/sweep_<tag>.csv   (throughput/latency matrix)
   2. syscalls.py     -> <out>/syscalls.csv      (strace -c, syscalls/op)
-  3. instructions.py -> <out>/instructions.csv  (callgrind, instructions/op)
-  4. memory.py       -> <out>/memory.csv        (RSS growth per key)
-  5. unavailable.py  -> <out>/unavailable.csv   (cycles, energy: why not)
-  6. manifest.py     -> results/manifest.json   (versions, machine, windows, sha256)
+  3. ceiling.py      -> <out>/ceiling.csv       (P=1 ceiling: null servers vs redis, CPU/op)
+  4. instructions.py -> <out>/instructions.csv  (callgrind, instructions/op)
+  5. memory.py       -> <out>/memory.csv        (RSS growth per key)
+  6. unavailable.py  -> <out>/unavailable.csv   (cycles, energy: why not)
+  7. manifest.py     -> results/manifest.json   (versions, machine, windows, sha256)
 Each step's full output is shown as it runs and also saved to
 build/bench-logs/<step>.log; after each step one summary line is printed
 (status, duration, rows written). A failed step does not stop the later ones;
@@ -28,7 +29,7 @@ from pathlib import Path
 import benchlib as bl
 
 HERE = Path(__file__).resolve().parent
-STEPS = ["sweep", "syscalls", "instructions", "memory", "unavailable", "manifest"]
+STEPS = ["sweep", "syscalls", "ceiling", "instructions", "memory", "unavailable", "manifest"]
 
 
 def count_rows(path: Path) -> int:
@@ -63,6 +64,7 @@ def main(argv=None) -> int:
     plan = {
         "sweep": (["sweep.py", "--out", str(out), "--tag", tag] + q + pin, [out / ("sweep_%s.csv" % tag)]),
         "syscalls": (["syscalls.py", "--out", str(out)] + q + pin, [out / "syscalls.csv"]),
+        "ceiling": (["ceiling.py", "--out", str(out)] + q + pin, [out / "ceiling.csv"]),
         "instructions": (["instructions.py", "--out", str(out)] + q + pin, [out / "instructions.csv"]),
         "memory": (["memory.py", "--out", str(out)] + q + pin, [out / "memory.csv"]),
         "unavailable": (["unavailable.py", "--out", str(out)], [out / "unavailable.csv"]),

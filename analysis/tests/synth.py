@@ -2,8 +2,8 @@
 
 What: writes a sweep CSV generated from T(p) = p/(t0 + t1 p) with known
 (t0, t1) per server plus multiplicative noise, and syscalls, instructions
-and memory CSVs that follow known laws, plus a manifest.json with correct
-hashes.
+and memory CSVs that follow known laws, optionally a ceiling CSV with known
+medians, plus a manifest.json with correct hashes.
 
 Why: the real sweep CSVs come from another engineer's scripts and may not
 exist yet.  The analysis has to be tested on data whose truth is known.
@@ -107,8 +107,46 @@ def memory_rows():
     return rows
 
 
+CEILING_HEADER = ["server", "server_version", "client", "test", "clients", "pipeline",
+                  "value_bytes", "run", "order", "requests", "rps", "p50_ms", "p99_ms",
+                  "wall_s", "server_user_s", "server_sys_s", "client_user_s",
+                  "client_sys_s", "started_utc"]
+# per server: rps of runs 1..5 (median is the middle one listed first) and
+# (server user, server sys, client user, client sys) µs/op, each scaled per run
+# by CEILING_CPU_SCALE (median scale 1.0)
+CEILING_TRUTH = {
+    "redis": ((100_000, 90_000, 110_000, 95_000, 105_000), (0.6, 3.6, 0.5, 3.5)),
+    "ferry": ((115_000, 100_000, 130_000, 110_000, 120_000), (0.3, 3.4, 0.5, 3.5)),
+    "ferry-nopoll": ((112_000, 99_000, 125_000, 111_000, 114_000), (0.3, 3.3, 0.5, 3.5)),
+    "null-epoll": ((118_000, 101_000, 131_000, 117_000, 119_000), (0.1, 3.2, 0.5, 3.5)),
+    "null-uring": ((121_000, 120_000, 140_000, 90_000, 122_000), (0.1, 2.9, 0.5, 3.5)),
+}
+CEILING_CPU_SCALE = (1.0, 0.8, 1.3, 0.9, 1.1)
+
+
+def ceiling_rows(servers=tuple(CEILING_TRUTH), tests=("GET", "SET"), requests=600_000):
+    """Rows of a ceiling.csv whose medians are CEILING_TRUTH's first rps and
+    its µs/op exactly (CPU seconds are given to 0.01 s like the script's)."""
+    rows = []
+    for test in tests:
+        for run in range(5):
+            for order, srv in enumerate(servers, 1):
+                rps_list, us = CEILING_TRUTH[srv]
+                rps = rps_list[run]
+                cpu = [f"{u * CEILING_CPU_SCALE[run] * requests / 1e6:.2f}" for u in us]
+                rows.append({"server": srv, "server_version": "7.0.15" if srv == "redis" else "0.1.0",
+                             "client": "ferry-bench", "test": test, "clients": 50, "pipeline": 1,
+                             "value_bytes": 64, "run": run + 1, "order": order,
+                             "requests": requests, "rps": f"{rps:.2f}", "p50_ms": "0.400",
+                             "p99_ms": "1.000", "wall_s": f"{requests / rps + 0.05:.4f}",
+                             "server_user_s": cpu[0], "server_sys_s": cpu[1],
+                             "client_user_s": cpu[2], "client_sys_s": cpu[3],
+                             "started_utc": f"2026-11-22T11:{run:02d}:{order:02d}.000000Z"})
+    return rows
+
+
 def make_results(root: Path, stem: str = "sweep_20261122", big: bool = False,
-                 with_manifest: bool = True, **kw) -> Path:
+                 with_manifest: bool = True, with_ceiling: bool = False, **kw) -> Path:
     """Create <root>/results with synthetic CSVs; returns the results path."""
     res = root / "results"
     bench = res / "bench"
@@ -127,6 +165,8 @@ def make_results(root: Path, stem: str = "sweep_20261122", big: bool = False,
     write_csv(bench / "unavailable.csv", ["metric", "reason"],
               [{"metric": "cycles_per_op", "reason": "perf reports cycles <not supported>"},
                {"metric": "energy_j_per_op", "reason": "/sys/class/powercap/intel-rapl* absent"}])
+    if with_ceiling:
+        write_csv(bench / "ceiling.csv", CEILING_HEADER, ceiling_rows())
     if with_manifest:  # same shape as scripts/manifest.py writes
         from analysis import manifest
         man = {"git_sha": "0" * 40, "git_dirty": False,

@@ -1,7 +1,7 @@
 """End-to-end tests of analysis/reproduce.py on synthetic results directories.
 
 These check that outputs are byte-identical across runs and across
-directories (as separate processes with different hash seeds), that every
+directories (with a ceiling.csv among the inputs) (as separate processes with different hash seeds), that every
 output name embeds its CSV stem, that missing inputs give "unavailable"
 notes, that a manifest mismatch warns without failing (unless --strict),
 and that about 1200 sweep rows finish in under 2 minutes.
@@ -39,7 +39,7 @@ def digest(results: Path) -> dict[str, str]:
 
 
 def test_deterministic_across_runs_and_directories(tmp_path: Path):
-    res = synth.make_results(tmp_path / "a")
+    res = synth.make_results(tmp_path / "a", with_ceiling=True)
     r1 = run_script(res, hashseed="1")
     assert r1.returncode == 0, r1.stderr
     d1 = digest(res)
@@ -64,8 +64,9 @@ def test_deterministic_across_runs_and_directories(tmp_path: Path):
         assert f"tables/sweep_20261122__{t}.md" in names
         assert f"tables/sweep_20261122__{t}.tex" in names
     assert "fig/syscalls__per_op__GET.png" in names
+    assert "tables/ceiling__ceiling.md" in names and "tables/ceiling__ceiling.tex" in names
     allowed = ("sweep_20261122__", "syscalls__", "instructions__", "memory__",
-               "cycles__", "energy__", "summary__", "manifest__")
+               "cycles__", "energy__", "summary__", "manifest__", "ceiling__")
     assert all(Path(n).name.startswith(allowed) for n in names)
     pdf = (res / "fig" / "sweep_20261122__closure.pdf").read_bytes()
     assert b"CreationDate" not in pdf and b"Producer" not in pdf
