@@ -138,4 +138,4 @@ TEST_FUZZ_SECONDS ?= 10
 clean:
 	rm -rf build
 
--include $(OBJS:.o=.d) $(FUZZ_OBJS:.o=.d)
+-include $(OBJS:.o=.d) $(FUZZ_OBJS:.o=.d) $(UNIT_BINS:=.d)

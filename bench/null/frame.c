@@ -173,18 +173,21 @@ int ns_conn_feed(ns_conn *c, const char *data, size_t len) {
         if (used < 0) return -1;
         data += used;
         len -= (size_t)used;
-        if (len > sizeof c->in) return -1;
-        memcpy(c->in, data, len);
-        c->inlen = len;
-        return 0;
     }
-    if (len > sizeof c->in - c->inlen) return -1;
-    memcpy(c->in + c->inlen, data, len);
-    c->inlen += len;
-    used = ns_frame(c->in, c->inlen, &c->out);
-    if (used < 0) return -1;
-    memmove(c->in, c->in + used, c->inlen - (size_t)used);
-    c->inlen -= (size_t)used;
+    /* the rest goes through the input buffer, a buffer-full at a time: a
+     * read may bring more than the space left behind a partial request */
+    while (len > 0) {
+        size_t n = sizeof c->in - c->inlen;
+        if (n > len) n = len;
+        if (n == 0) return -1; /* one request larger than the buffer */
+        memcpy(c->in + c->inlen, data, n);
+        c->inlen += n;
+        data += n;
+        len -= n;
+        used = ns_frame(c->in, c->inlen, &c->out);
+        if (used < 0) return -1;
+        memmove(c->in, c->in + used, c->inlen - (size_t)used);
+        c->inlen -= (size_t)used;
+    }
     return 0;
 }
-

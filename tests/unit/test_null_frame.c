@@ -121,3 +121,24 @@ Test(null_frame, request_larger_than_the_buffer_closes, .init = setup) {
     free(big);
     ns_conn_free(c);
 }
+
+/* A read as large as the whole input buffer arriving behind a buffered
+ * partial request (a big pipelined write) must be framed, not refused. */
+Test(null_frame, full_buffer_read_behind_a_partial_request, .init = setup) {
+    static const char req[] = "*1\r\n$4\r\nPING\r\n";
+    size_t reqlen = sizeof req - 1, n = 3 * NS_INBUF / reqlen + 1, i, off = 0, total = n * reqlen;
+    char *stream = malloc(total);
+    ns_conn *c = ns_conn_new(-1);
+    for (i = 0; i < n; i++) memcpy(stream + i * reqlen, req, reqlen);
+    cr_assert_eq(ns_conn_feed(c, stream, 5), 0); /* a partial request stays buffered */
+    off = 5;
+    while (off < total) {
+        size_t chunk = total - off < NS_INBUF ? total - off : NS_INBUF;
+        cr_assert_eq(ns_conn_feed(c, stream + off, chunk), 0, "refused a %zu-byte read at %zu", chunk, off);
+        off += chunk;
+    }
+    cr_assert_eq(c->out.len, n * 7, "%zu replies' bytes for %zu requests", c->out.len, n);
+    cr_assert_eq(c->inlen, 0);
+    free(stream);
+    ns_conn_free(c);
+}
