@@ -121,3 +121,14 @@ def test_verify_accepts_manifest_relative_paths_and_cli(tmp_path: Path, capsys):
     assert manifest.verify(res).passed
     assert json.loads((res / "manifest.json").read_text())["git_sha"] == "abc"
     capsys.readouterr()
+
+
+def test_checked_in_manifest_matches_checked_in_csvs():
+    """The repository's own results: every CSV the analysis reads is listed in
+    results/manifest.json with its current sha256 (a CSV rewritten after the
+    manifest was written, or a new one never added, fails here)."""
+    results = Path(__file__).resolve().parents[2] / "results"
+    if not (results / "manifest.json").is_file():
+        pytest.skip("no checked-in results")
+    v = manifest.verify(results)
+    assert v.passed, v.messages()
