@@ -52,7 +52,7 @@ CEILING_COLUMNS = {
 }
 # fixed-name files that are neither sweeps nor AUX_KINDS; classify() puts
 # them in its aux dict under their stem
-OTHER_KNOWN = ("unavailable", "ceiling")
+OTHER_KNOWN = ("unavailable", "ceiling", "memory_elements")
 
 
 class SchemaError(ValueError):

@@ -29,7 +29,7 @@ if __package__ in (None, ""):
 
 os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
 
-from analysis import ceiling, io_csv, manifest, model, plots, tables  # noqa: E402
+from analysis import ceiling, elements, io_csv, manifest, model, plots, tables  # noqa: E402
 
 
 def warn(msg: str) -> None:
@@ -193,6 +193,18 @@ def run(results: Path, n_boot: int = model.N_BOOT) -> tuple[list[Path], int]:
             warn(str(e))
             issues += 1
             avail.append(("ceiling", p.name, "error", str(e)))
+    clean("memory_elements", fig_dir, tab_dir)
+    if "memory_elements" in aux:  # optional, like the ceiling
+        p = aux["memory_elements"]
+        try:
+            rows = elements.load(p)
+            out += tables.write(tab_dir, f"memory_elements__{p.stem}", [elements.make_table(p.stem, rows)])
+            avail.append(("memory_elements", p.name, "available",
+                          f"{len(rows)} rows, sha256 {manifest.sha256_file(p)[:16]}"))
+        except io_csv.SchemaError as e:
+            warn(str(e))
+            issues += 1
+            avail.append(("memory_elements", p.name, "error", str(e)))
     out += tables.write(tab_dir, "summary__availability", [tables.availability_table(avail)])
     return sorted(set(out)), issues
 
