@@ -114,6 +114,27 @@ def do_ceiling(path: Path, tab_dir: Path) -> tuple[list[Path], int]:
     return tables.write(tab_dir, f"ceiling__{path.stem}", ceiling.make_tables(path.stem, rows)), len(rows)
 
 
+def do_elements(path: Path, tab_dir: Path) -> tuple[list[Path], int]:
+    """memory_elements__<stem>.{md,tex} from memory_elements.csv."""
+    rows = elements.load(path)
+    return tables.write(tab_dir, f"memory_elements__{path.stem}", [elements.make_table(path.stem, rows)]), len(rows)
+
+
+def do_optional(kind: str, aux: dict, fig_dir: Path, tab_dir: Path, make) -> tuple[list[Path], tuple | None]:
+    """Clean kind's old outputs, then make(csv, tab_dir) -> (paths, rows) if
+    aux has kind's CSV. Returns (paths, availability row or None)."""
+    clean(kind, fig_dir, tab_dir)
+    p = aux.get(kind)
+    if p is None:
+        return [], None
+    try:
+        paths, n = make(p, tab_dir)
+    except io_csv.SchemaError as e:
+        warn(str(e))
+        return [], (kind, p.name, "error", str(e))
+    return paths, (kind, p.name, "available", f"{n} rows, sha256 {manifest.sha256_file(p)[:16]}")
+
+
 def run(results: Path, n_boot: int = model.N_BOOT) -> tuple[list[Path], int]:
     """Produce all outputs; returns (paths written, number of warnings-worthy issues)."""
     bench, fig_dir, tab_dir = results / "bench", results / "fig", results / "tables"
@@ -181,30 +202,13 @@ def run(results: Path, n_boot: int = model.N_BOOT) -> tuple[list[Path], int]:
         reason = reason or f"no {kind}.csv in {bench.name}/"
         out += tables.write(tab_dir, f"{kind}__unavailable", [tables.unavailable(kind, reason)])
         avail.append((kind, f"{kind}.csv", "unavailable", reason))
-    clean("ceiling", fig_dir, tab_dir)
-    if "ceiling" in aux:  # optional: no table and no availability row without it
-        p = aux["ceiling"]
-        try:
-            paths, n = do_ceiling(p, tab_dir)
-            out += paths
-            avail.append(("ceiling", p.name, "available",
-                          f"{n} rows, sha256 {manifest.sha256_file(p)[:16]}"))
-        except io_csv.SchemaError as e:
-            warn(str(e))
-            issues += 1
-            avail.append(("ceiling", p.name, "error", str(e)))
-    clean("memory_elements", fig_dir, tab_dir)
-    if "memory_elements" in aux:  # optional, like the ceiling
-        p = aux["memory_elements"]
-        try:
-            rows = elements.load(p)
-            out += tables.write(tab_dir, f"memory_elements__{p.stem}", [elements.make_table(p.stem, rows)])
-            avail.append(("memory_elements", p.name, "available",
-                          f"{len(rows)} rows, sha256 {manifest.sha256_file(p)[:16]}"))
-        except io_csv.SchemaError as e:
-            warn(str(e))
-            issues += 1
-            avail.append(("memory_elements", p.name, "error", str(e)))
+    # optional inputs: no table and no availability row without their CSV
+    for kind, make in (("ceiling", do_ceiling), ("memory_elements", do_elements)):
+        paths, row = do_optional(kind, aux, fig_dir, tab_dir, make)
+        out += paths
+        if row:
+            avail.append(row)
+            issues += row[2] == "error"
     out += tables.write(tab_dir, "summary__availability", [tables.availability_table(avail)])
     return sorted(set(out)), issues
 
