@@ -254,10 +254,24 @@ void db_swap(db *a, db *b) {
 
 int g_active_expire_enabled = 1;
 
+/* Active expiry walks the keyspace with a SCAN cursor (there is no separate
+ * index of volatile keys), in rounds of EXPIRE_ROUND_BUCKETS buckets. Like
+ * Redis's adaptive cycle it keeps going while many of the volatile keys it
+ * meets turn out expired (more than EXPIRE_STALE_PCT percent), and otherwise
+ * stops after a minimum effort: enough buckets that the whole table is
+ * visited at least once every EXPIRE_PASS_CYCLES cycles (30 s at hz 10).
+ * So an idle server holding a large, mostly live keyspace costs a few
+ * microseconds per cycle instead of one full pass per cycle. */
+#define EXPIRE_ROUND_BUCKETS 400
+#define EXPIRE_STALE_PCT     10
+#define EXPIRE_PASS_CYCLES   300
+
 typedef struct expire_ctx {
     db *d;
     dnode *victims[64];
     int nvictims;
+    long sampled;                   /* volatile keys met this round */
+    long expired;                   /* ...of which expired */
     double ttl_sum;                 /* double: TTLs up to 2^63 ms must not overflow */
     long ttl_samples;
 } expire_ctx;
@@ -266,12 +280,41 @@ static void expire_visit(void *ud, dnode *n) {
     expire_ctx *x = ud;
     if (!(n->flags & DN_EXPIRE)) return;
     int64_t t = dn_expire(n);
+    x->sampled++;
     if (t < srv.now_ms) {
+        x->expired++;
         if (x->nvictims < 64) x->victims[x->nvictims++] = n;
     } else {
         x->ttl_sum += (double)(t - srv.now_ms);
         x->ttl_samples++;
     }
+}
+
+/* One db's share of a cycle; returns 0 once the time budget is spent. */
+static int expire_db(db *d, int64_t start, long budget_us) {
+    expire_ctx x = {.d = d};
+    size_t min_buckets = dict_buckets(&d->keys) / EXPIRE_PASS_CYCLES, visited = 0;
+    int in_time = 1;
+    if (min_buckets < EXPIRE_ROUND_BUCKETS) min_buckets = EXPIRE_ROUND_BUCKETS;
+    for (;;) {
+        x.sampled = x.expired = 0;
+        for (int b = 0; b < EXPIRE_ROUND_BUCKETS && d->expires > 0; b++) {
+            x.nvictims = 0;
+            d->expire_cursor = dict_scan(&d->keys, d->expire_cursor, expire_visit, &x);
+            for (int v = 0; v < x.nvictims; v++) delete_expired(d, x.victims[v]);
+            visited++;
+            if (d->expire_cursor == 0) break;
+        }
+        if (ev_mono_us() - start > budget_us) { in_time = 0; break; }
+        if (d->expire_cursor == 0 || d->expires == 0) break; /* a pass ends here; the next cycle starts anew */
+        if (visited >= min_buckets && x.expired * 100 <= x.sampled * EXPIRE_STALE_PCT) break;
+    }
+    if (x.ttl_samples) {
+        double avg = x.ttl_sum / (double)x.ttl_samples;
+        double smooth = d->avg_ttl ? ((double)d->avg_ttl * 49 + avg) / 50 : avg;
+        d->avg_ttl = smooth >= 9.2e18 ? (long long)9.2e18 : (long long)smooth;
+    }
+    return in_time;
 }
 
 void db_active_expire(long budget_us) {
@@ -287,20 +330,7 @@ void db_active_expire(long budget_us) {
             d->avg_ttl = 0;         /* as Redis: no volatile key, no estimate */
             continue;
         }
-        expire_ctx x = {.d = d};
-        long iters = 0;
-        do {
-            x.nvictims = 0;
-            d->expire_cursor = dict_scan(&d->keys, d->expire_cursor, expire_visit, &x);
-            for (int v = 0; v < x.nvictims; v++) delete_expired(d, x.victims[v]);
-            if ((++iters & 15) == 0 && ev_mono_us() - start > budget_us) break;
-        } while (d->expire_cursor != 0 && d->expires > 0);
-        if (x.ttl_samples) {
-            double avg = x.ttl_sum / (double)x.ttl_samples;
-            double smooth = d->avg_ttl ? ((double)d->avg_ttl * 49 + avg) / 50 : avg;
-            d->avg_ttl = smooth >= 9.2e18 ? (long long)9.2e18 : (long long)smooth;
-        }
-        if (ev_mono_us() - start > budget_us) break;
+        if (!expire_db(d, start, budget_us)) break;
     }
 }
 

@@ -363,6 +363,38 @@ Test(db, active_expire_removes_untouched_keys) {
     assert_expires_consistent(d1);
 }
 
+/* An idle keyspace of live volatile keys must not cost a full pass per
+ * cycle (it did: 17.6% of a core at 1M keys, redis 0.2%), yet every bucket
+ * is still visited within EXPIRE_PASS_CYCLES (300) cycles, so a sparse
+ * expired key is reclaimed without being touched. */
+Test(db, active_expire_idle_work_is_bounded_but_covers_the_table) {
+    for (int i = 0; i < 200000; i++) set_i(d0, "live", i, T0 + 100000000);
+    for (int i = 0; i < 20; i++) set_i(d0, "dead", i * 7919, T0 + 1);
+    srv.now_ms = T0 + 1000;
+    int cycles = 0;
+    while (d0->expires > 200000 && cycles < 1000) {
+        db_active_expire(1000000);
+        cycles++;
+    }
+    cr_assert_eq(d0->expires, 200000, "%zu dead keys left after %d cycles", d0->expires - 200000, cycles);
+    cr_assert_leq(cycles, 301, "a full pass took %d cycles (at most 300 allowed)", cycles);
+    cr_assert_gt(cycles, 10, "every cycle did a full pass (%d cycles): idle work is not bounded", cycles);
+    cr_assert_eq(srv.stats.expiredkeys, 20);
+}
+
+/* Where many of the volatile keys met are expired, one cycle with budget to
+ * spare keeps going to the end of the table (Redis's adaptive effort). */
+Test(db, active_expire_keeps_going_while_many_keys_are_expired) {
+    for (int i = 0; i < 100000; i++) {
+        set_i(d0, "dead", i, T0 + 1);
+        set_i(d0, "live", i, T0 + 100000000);
+    }
+    srv.now_ms = T0 + 1000;
+    db_active_expire(10000000);
+    cr_assert_eq(d0->expires, 100000, "%zu dead keys left after one cycle", d0->expires - 100000);
+    cr_assert_eq(srv.stats.expiredkeys, 100000);
+}
+
 Test(db, active_expire_resets_avg_ttl_when_no_key_is_volatile) {
     for (int i = 0; i < 10; i++) set_i(d0, "later", i, T0 + 5000000);
     db_active_expire(2000);
