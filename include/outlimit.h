@@ -33,6 +33,15 @@ static inline int client_output_over_limits(client *c) { return client_output_ov
  * is (now or already) scheduled for closing, else 0. Fake clients (no
  * socket: tests, fuzzing) are never closed. */
 int client_check_output_limits_extra(client *c, size_t extra);
-static inline int client_check_output_limits(client *c) { return client_check_output_limits_extra(c, 0); }
+
+/* The same, answered inline in the common case: output within the static
+ * allowance breaks no limit, and with no soft-limit timer running there is
+ * no timer to reset either (checked once per read batch, so once per
+ * request at P = 1). */
+static inline int client_check_output_limits(client *c) {
+    if (ring_used(&c->out) <= OUTPUT_STATIC_ALLOWANCE && c->cob_soft_since_ms == 0 && !(c->flags & CF_CLOSE_ASAP))
+        return 0;
+    return client_check_output_limits_extra(c, 0);
+}
 
 #endif

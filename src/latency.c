@@ -103,12 +103,21 @@ const lhist *latency_hist_all(void) { return &hist_all; }
 const lhist *latency_hist_batch(void) { return &hist_batch; }
 uint64_t latency_tail_over(int ms10) { return ms10 ? over_10ms : over_1ms; }
 
+/* cmd's histogram, created on first use; the map keeps it for enumeration
+ * and reset, the command caches the pointer for the per-call path. */
+static lhist *hist_for(command *cmd) {
+    if (cmd->lat_hist) return cmd->lat_hist;
+    struct slot *s = map_find(cmd, 1);
+    if (!s) return NULL;
+    if (!s->h) s->h = zcalloc(sizeof(lhist));
+    return cmd->lat_hist = s->h;
+}
+
 void latency_record(command *cmd, uint64_t ns) {
     if (!srv.cfg.latency_tracking) return;
-    struct slot *s = map_find(cmd, 1);
-    if (!s) return;
-    if (!s->h) s->h = zcalloc(sizeof(lhist));
-    lh_record(s->h, ns);
+    lhist *h = hist_for(cmd);
+    if (!h) return;
+    lh_record(h, ns);
     lh_record(&hist_all, ns);
     if (ns > 1000000) over_1ms++;
     if (ns > 10000000) over_10ms++;
@@ -116,11 +125,10 @@ void latency_record(command *cmd, uint64_t ns) {
 
 void latency_record_run(command *cmd, uint64_t ns, uint64_t n) {
     if (!srv.cfg.latency_tracking || n == 0) return;
-    struct slot *s = map_find(cmd, 1);
-    if (!s) return;
-    if (!s->h) s->h = zcalloc(sizeof(lhist));
+    lhist *h = hist_for(cmd);
+    if (!h) return;
     uint64_t each = ns / n;
-    lh_record_n(s->h, each, n);
+    lh_record_n(h, each, n);
     lh_record_n(&hist_all, each, n);
     if (each > 1000000) over_1ms += n;
     if (each > 10000000) over_10ms += n;
