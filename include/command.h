@@ -56,7 +56,7 @@ typedef struct command {
     uint8_t batchable;          /* plain key command: see command_batchable() */
     uint8_t alpha;              /* the name is lowercase letters only */
     uint8_t run_timed;          /* timed per run of identical calls (see command.c) */
-    struct lhist *lat_hist;     /* its latency histogram once it has one (latency.c owns it) */
+    struct lhist *lat_hist;     /* its latency histogram, once it ran timed (latency.c) */
 } command;
 
 void commands_init(void);

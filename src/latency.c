@@ -2,11 +2,9 @@
  * the hooks the command path calls after a timed call, the latency monitor's
  * event store, and INFO latencystats. See latency.h for the why.
  *
- * Per-command histograms live in a side table: an open-addressing map from
- * the command pointer to a lazily allocated lhist (16 KB), so that only
- * commands that ran pay for one and struct command is unchanged. The table
- * has a fixed size well above the number of commands and subcommands, so a
- * lookup is a hash and a few probes: constant time on the hot path.
+ * Per-command histograms are allocated lazily (16 KB each) and hang off
+ * the command (cmd->lat_hist), so only commands that ran pay for one and
+ * the hot path reaches its histogram through one pointer.
  */
 #include "latency.h"
 #include "config.h"
@@ -59,65 +57,25 @@ uint64_t lh_count_le(const lhist *h, uint64_t v) {
 
 void lh_reset(lhist *h) { memset(h, 0, sizeof *h); }
 
-/* ------------------------------------------------- per-command side table */
-
-#define MAP_BITS 10
-#define MAP_SIZE (1u << MAP_BITS)
-
-static struct slot {
-    const command *cmd;
-    lhist *h;
-} map[MAP_SIZE];
-
 static lhist hist_all, hist_batch;
 static uint64_t over_1ms, over_10ms;
 
-static inline unsigned ptr_hash(const void *p) {
-    uint64_t x = (uint64_t)(uintptr_t)p;
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    return (unsigned)x & (MAP_SIZE - 1);
-}
-
-/* The slot of cmd, claiming an empty one if create; NULL if absent (or the
- * table is full, which cannot happen with < MAP_SIZE commands). */
-static struct slot *map_find(const command *cmd, int create) {
-    unsigned i = ptr_hash(cmd);
-    for (unsigned n = 0; n < MAP_SIZE; n++, i = (i + 1) & (MAP_SIZE - 1)) {
-        if (map[i].cmd == cmd) return &map[i];
-        if (!map[i].cmd) {
-            if (!create) return NULL;
-            map[i].cmd = cmd;
-            return &map[i];
-        }
-    }
-    return NULL;
-}
-
 const lhist *latency_hist_of(const command *cmd) {
-    struct slot *s = map_find(cmd, 0);
-    return s && s->h && s->h->total ? s->h : NULL;
+    return cmd->lat_hist && cmd->lat_hist->total ? cmd->lat_hist : NULL;
 }
 const lhist *latency_hist_all(void) { return &hist_all; }
 const lhist *latency_hist_batch(void) { return &hist_batch; }
 uint64_t latency_tail_over(int ms10) { return ms10 ? over_10ms : over_1ms; }
 
-/* cmd's histogram, created on first use; the map keeps it for enumeration
- * and reset, the command caches the pointer for the per-call path. */
+/* cmd's histogram, created on first use. */
 static lhist *hist_for(command *cmd) {
-    if (cmd->lat_hist) return cmd->lat_hist;
-    struct slot *s = map_find(cmd, 1);
-    if (!s) return NULL;
-    if (!s->h) s->h = zcalloc(sizeof(lhist));
-    return cmd->lat_hist = s->h;
+    if (!cmd->lat_hist) cmd->lat_hist = zcalloc(sizeof(lhist));
+    return cmd->lat_hist;
 }
 
 void latency_record(command *cmd, uint64_t ns) {
     if (!srv.cfg.latency_tracking) return;
-    lhist *h = hist_for(cmd);
-    if (!h) return;
-    lh_record(h, ns);
+    lh_record(hist_for(cmd), ns);
     lh_record(&hist_all, ns);
     if (ns > 1000000) over_1ms++;
     if (ns > 10000000) over_10ms++;
@@ -125,10 +83,8 @@ void latency_record(command *cmd, uint64_t ns) {
 
 void latency_record_run(command *cmd, uint64_t ns, uint64_t n) {
     if (!srv.cfg.latency_tracking || n == 0) return;
-    lhist *h = hist_for(cmd);
-    if (!h) return;
     uint64_t each = ns / n;
-    lh_record_n(h, each, n);
+    lh_record_n(hist_for(cmd), each, n);
     lh_record_n(&hist_all, each, n);
     if (each > 1000000) over_1ms += n;
     if (each > 10000000) over_10ms += n;
@@ -136,9 +92,13 @@ void latency_record_run(command *cmd, uint64_t ns, uint64_t n) {
 
 void latency_record_batch(uint64_t n) { lh_record(&hist_batch, n); }
 
+static void reset_hist(command *cmd, void *ud) {
+    (void)ud;
+    if (cmd->lat_hist) lh_reset(cmd->lat_hist);
+}
+
 void latency_reset_stats(void) {
-    for (unsigned i = 0; i < MAP_SIZE; i++)
-        if (map[i].h) lh_reset(map[i].h);
+    command_foreach(reset_hist, NULL);
     lh_reset(&hist_all);
     lh_reset(&hist_batch);
     over_1ms = over_10ms = 0;
