@@ -19,6 +19,7 @@ Environment:
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import random
 import shutil
@@ -313,13 +314,14 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.timeout(PER_TEST_TIMEOUT))
 
 
-@pytest.fixture(scope="module")
-def pair():
-    """A ferry and a reference redis-server shared by a module's differential
-    cases (each case starts with FLUSHALL; see diffkit.run_steps)."""
-    f = start_server("ferry")
+@contextlib.contextmanager
+def server_pair(*extra_args, start=start_server):
+    """A ferry and a reference redis-server started alike (start(kind,
+    *extra_args)), stopped when the block ends, also if the second fails to
+    start."""
+    f = start("ferry", *extra_args)
     try:
-        r = start_server("redis")
+        r = start("redis", *extra_args)
     except Exception:
         f.cleanup()
         raise
@@ -328,3 +330,11 @@ def pair():
     finally:
         f.cleanup()
         r.cleanup()
+
+
+@pytest.fixture(scope="module")
+def pair():
+    """A ferry and a reference redis-server shared by a module's differential
+    cases (each case starts with FLUSHALL; see diffkit.run_steps)."""
+    with server_pair() as p:
+        yield p

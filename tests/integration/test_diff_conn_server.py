@@ -30,7 +30,7 @@ import time
 
 import pytest
 
-from conftest import STARTUP_TIMEOUT, ServerProcess, ferry_binary, redis_binary, start_server
+from conftest import STARTUP_TIMEOUT, ServerProcess, ferry_binary, redis_binary, server_pair
 from diffkit import cmd, format_report, hello, raw, raw_eof, run_steps, sleep
 from resp_client import RawClient, encode_command, parse
 
@@ -256,26 +256,6 @@ DEBUG_CASES = {
 
 
 # ------------------------------------------------------------------ fixtures
-def _pair(*extra):
-    f = start_server("ferry", *extra)
-    try:
-        r = start_server("redis", *extra)
-    except Exception:
-        f.cleanup()
-        raise
-    return f, r
-
-
-@pytest.fixture(scope="module")
-def pair():
-    f, r = _pair()
-    try:
-        yield f, r
-    finally:
-        f.cleanup()
-        r.cleanup()
-
-
 class AuthServer(ServerProcess):
     """A server started with --requirepass: ready once AUTH + PING succeed
     (conftest's readiness probe is a bare PING, which gets -NOAUTH)."""
@@ -306,27 +286,14 @@ class AuthServer(ServerProcess):
 
 @pytest.fixture(scope="module")
 def auth_pair():
-    f = AuthServer("ferry").start()
-    try:
-        r = AuthServer("redis").start()
-    except Exception:
-        f.cleanup()
-        raise
-    try:
-        yield f, r
-    finally:
-        f.cleanup()
-        r.cleanup()
+    with server_pair(start=lambda kind: AuthServer(kind).start()) as p:
+        yield p
 
 
 @pytest.fixture(scope="module")
 def debug_pair():
-    f, r = _pair("--enable-debug-command", "yes")
-    try:
-        yield f, r
-    finally:
-        f.cleanup()
-        r.cleanup()
+    with server_pair("--enable-debug-command", "yes") as p:
+        yield p
 
 
 def _run_case(pair, name, steps, flush=True):
@@ -825,3 +792,28 @@ def test_redis_cli_stat(ferry):
     assert len(rows) >= 2, text
     assert all(r[0] == "2" and r[2] == "1" and r[3] == "0" for r in rows), text
     assert "ERR" not in text, text
+
+
+def test_resetstat_clears_latencystats_like_redis(pair):
+    """Which commands INFO latencystats lists (values are timings, so only the
+    fields and their percentile keys are compared) before and after CONFIG
+    RESETSTAT: every command's histogram must be cleared, as in Redis. The
+    order is Redis's command-table hash order, so the lists are sorted."""
+    def fields(port):
+        with RawClient(port) as c:
+            lines = parse_info(_info(c, "latencystats"))["Latencystats"]
+        return sorted((k, re.sub(r"=[0-9.]+", "", v)) for k, v in lines)
+
+    seen = {}
+    for s in pair:
+        with RawClient(s.port) as c:
+            c.command("CONFIG", "RESETSTAT")
+            c.pipeline([["SET", "k", "v"], ["GET", "k"], ["HSET", "h", "f", "v"], ["CLIENT", "ID"]])
+        before = fields(s.port)
+        with RawClient(s.port) as c:
+            assert c.command("CONFIG", "RESETSTAT") == b"+OK\r\n"
+        seen[s.kind] = (before, fields(s.port))
+    assert seen["ferry"] == seen["redis"], seen
+    before, after = seen["ferry"]
+    assert ("latency_percentiles_usec_hset", "p50,p99,p99.9") in before
+    assert after == [("latency_percentiles_usec_config|resetstat", "p50,p99,p99.9")]

@@ -18,7 +18,7 @@ import random
 
 import pytest
 
-from conftest import start_server
+from conftest import server_pair
 from diffkit import cmd, format_report, hello, run_steps
 
 LLMAX = "9223372036854775807"
@@ -344,14 +344,8 @@ def test_random_programs(pair, seed):
 def small_chunk_pair(request):
     """Both servers with a small list-max-listpack-size: chunk limits differ
     from the default, replies must not."""
-    args = ("--list-max-listpack-size", request.param)
-    f = start_server("ferry", *args)
-    r = start_server("redis", *args)
-    try:
-        yield f, r
-    finally:
-        f.cleanup()
-        r.cleanup()
+    with server_pair("--list-max-listpack-size", request.param) as p:
+        yield p
 
 
 @pytest.mark.parametrize("seed", range(100, 103))
