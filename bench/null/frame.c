@@ -18,14 +18,19 @@
 #define NS_MAX_BULK  (NS_INBUF)      /* a request must fit in the input buffer */
 
 size_t ns_value_size = 64;
-static char *ns_value;               /* ns_value_size bytes of 'x' */
+static char *ns_bulk;                /* the whole reply "$N\r\n" + N x 'x' + "\r\n" */
+static size_t ns_bulk_len;
 
 int ns_set_value_size(size_t n) {
-    char *v;
-    if (n > NS_INBUF || !(v = malloc(n + 1))) return -1;
-    memset(v, 'x', n);
-    free(ns_value);
-    ns_value = v;
+    char hdr[32], *v;
+    int h = snprintf(hdr, sizeof hdr, "$%zu\r\n", n);
+    if (n > NS_INBUF || !(v = malloc((size_t)h + n + 2))) return -1;
+    memcpy(v, hdr, (size_t)h);
+    memset(v + h, 'x', n);
+    memcpy(v + h + n, "\r\n", 2);
+    free(ns_bulk);
+    ns_bulk = v;
+    ns_bulk_len = (size_t)h + n + 2;
     ns_value_size = n;
     return 0;
 }
@@ -56,15 +61,9 @@ static int ns_put(ns_out *o, const char *s, size_t n) {
     return 0;
 }
 
+/* Encoded once by ns_set_value_size: a reply is one copy. */
 static int ns_put_bulk(ns_out *o) {
-    char hdr[32];
-    int h = snprintf(hdr, sizeof hdr, "$%zu\r\n", ns_value_size);
-    if (!ns_value || ns_out_reserve(o, (size_t)h + ns_value_size + 2) < 0) return -1;
-    memcpy(o->buf + o->len, hdr, (size_t)h);
-    memcpy(o->buf + o->len + h, ns_value, ns_value_size);
-    memcpy(o->buf + o->len + h + ns_value_size, "\r\n", 2);
-    o->len += (size_t)h + ns_value_size + 2;
-    return 0;
+    return ns_bulk ? ns_put(o, ns_bulk, ns_bulk_len) : -1;
 }
 
 static int ns_is(const char *name, size_t len, const char *word) {
