@@ -137,7 +137,7 @@ def make_tables(stem: str, rows: list[dict]) -> list[Table]:
                        fmt(d["client_sys_us"], ".2f"), fmt(d["client_busy_pct"], ".0f"),
                        fmt(d["p50_ms"], ".3f"), fmt(d["p99_ms"], ".3f")])
     t.notes.append("µs/op = CPU seconds over the client's run / requests · 1e6 (median over runs). "
-                   "Server CPU is from /proc/<pid>/stat in 10 ms clock ticks, client CPU from wait4's rusage. "
+                   "Server CPU is from /proc/<pid>/stat in 10 ms clock ticks, client CPU from the reaped client's rusage. "
                    "busy % = (user + sys) / wall seconds of the client run.")
     t.notes.append("ferry busy-polls while idle (busy-poll-us 100 by default), so its CPU includes "
                    "spinning; ferry-nopoll (busy-poll-us 0) shows its CPU per request.")

@@ -23,6 +23,7 @@ import json
 import os
 import random
 import re
+import resource
 import shutil
 import signal
 import socket
@@ -416,42 +417,51 @@ def client_argv(client: str, binary: str, port: int, test: str, clients: int, pi
         "-P", str(pipeline), "-t", test.lower(), "-d", str(value_bytes), "-r", str(keyspace), "-q", "--csv"]
 
 
-def run_client(client: str, binary: str, port: int, test: str, clients: int, pipeline: int, requests: int,
-               value_bytes: int, keyspace: int, pin: bool, timeout: float | None = None) -> dict:
-    """Run one load-generator process; return its parsed row plus 'wall_s'.
-    Raises RuntimeError on failure (exit status, no row, timeout)."""
-    argv = client_argv(client, binary, port, test, clients, pipeline, requests, value_bytes, keyspace, pin)
-    if timeout is None:
-        timeout = 60.0 + requests / 5000.0
+def run_process(argv: list, timeout: float, label: str) -> dict:
+    """Run argv to completion in its own process group; returns {'stdout',
+    'stderr', 'returncode', 'wall_s', 'user_s', 'sys_s'}. The CPU seconds are
+    the child's own (the RUSAGE_CHILDREN growth across its reaping: the
+    scripts reap one child at a time, and taskset execs what it pins). A
+    timeout kills the group and raises RuntimeError."""
+    ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, start_new_session=True)
     try:
         out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
+    except BaseException as e:     # timeout or interrupted: do not leave the process running
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
         proc.communicate()
-        raise RuntimeError("%s timed out after %.0fs: %s" % (client, timeout, " ".join(argv)))
-    except BaseException:          # interrupted: do not leave the client running
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait()
+        if isinstance(e, subprocess.TimeoutExpired):
+            raise RuntimeError("%s timed out after %.0fs: %s" % (label, timeout, " ".join(argv))) from None
         raise
     wall = time.monotonic() - t0
+    ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {"stdout": out, "stderr": err, "returncode": proc.returncode, "wall_s": wall,
+            "user_s": ru1.ru_utime - ru0.ru_utime, "sys_s": ru1.ru_stime - ru0.ru_stime}
+
+
+def run_client(client: str, binary: str, port: int, test: str, clients: int, pipeline: int, requests: int,
+               value_bytes: int, keyspace: int, pin: bool, timeout: float | None = None) -> dict:
+    """Run one load-generator process; return its parsed row plus 'wall_s'
+    and the client's own CPU seconds ('user_s', 'sys_s').
+    Raises RuntimeError on failure (exit status, no row, timeout)."""
+    argv = client_argv(client, binary, port, test, clients, pipeline, requests, value_bytes, keyspace, pin)
+    if timeout is None:
+        timeout = 60.0 + requests / 5000.0
+    res = run_process(argv, timeout, client)
+    out, err = res["stdout"], res["stderr"]
     rows = parse_bench_csv(out)
     want = normalize_test(test)
     rows = [r for r in rows if r["test"] == want]
-    if proc.returncode != 0 or not rows:
+    if res["returncode"] != 0 or not rows:
         raise RuntimeError("%s failed (exit %s): %s\nstdout: %s\nstderr: %s"
-                           % (client, proc.returncode, " ".join(argv), out.strip()[-500:], err.strip()[-500:]))
+                           % (client, res["returncode"], " ".join(argv), out.strip()[-500:], err.strip()[-500:]))
     row = rows[-1]
-    row["wall_s"] = wall
-    row["stderr"] = err.strip()
+    row.update(wall_s=res["wall_s"], user_s=res["user_s"], sys_s=res["sys_s"], stderr=err.strip())
     return row
 
 

@@ -21,7 +21,8 @@ child pinned to CPU 1, and measures, over exactly the client's run:
     and 15, clock ticks / SC_CLK_TCK), read just before the client starts and
     just after it exits. taskset execs the server, so the Popen pid is the
     server's pid; the script checks /proc/<pid>/exe is the server binary;
-  - the client's CPU time from os.wait4's rusage (ru_utime, ru_stime);
+  - the client's own CPU time (ru_utime, ru_stime of the reaped child, via
+    benchlib.run_process; the run at c335b2d read the same through os.wait4);
   - the client's wall time (Popen to reaped).
 
 Why: issue 3's target "ferry >= 1.5x redis-server at P=1" is out of reach on
@@ -55,11 +56,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import statistics
-import subprocess
-import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -161,45 +158,6 @@ def fmt_load(load: dict) -> str:
     return ", ".join("%s %.0f%%" % (k, v) for k, v in sorted(load.items()))
 
 
-def run_client_measured(argv: list, timeout: float) -> dict:
-    """Run the load generator to completion and reap it with os.wait4.
-
-    Returns {'stdout', 'stderr', 'returncode', 'wall_s', 'user_s', 'sys_s'}
-    with the child's own rusage (taskset execs it, so the pid is the
-    client's). A timeout kills its process group and raises RuntimeError."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        timed_out = threading.Event()
-        t0 = time.monotonic()
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True)
-
-        def _kill():
-            timed_out.set()
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        timer = threading.Timer(timeout, _kill)
-        timer.daemon = True
-        timer.start()
-        try:
-            _pid, status, ru = os.wait4(proc.pid, 0)
-        except BaseException:          # interrupted: do not leave the client running
-            _kill()
-            proc.wait()
-            raise
-        finally:
-            timer.cancel()
-        wall = time.monotonic() - t0
-        proc.returncode = os.waitstatus_to_exitcode(status)   # reaped here, not by Popen
-        out.seek(0)
-        err.seek(0)
-        res = {"stdout": out.read().decode("utf-8", "replace"), "stderr": err.read().decode("utf-8", "replace"),
-               "returncode": proc.returncode, "wall_s": wall, "user_s": ru.ru_utime, "sys_s": ru.ru_stime}
-    if timed_out.is_set():
-        raise RuntimeError("%s timed out after %.0fs: %s" % (CLIENT, timeout, " ".join(argv)))
-    return res
-
-
 # --------------------------------------------------------------------- servers
 class VariantServer(bl.Server):
     """bl.Server with extra command-line arguments (--busy-poll-us 0, --io ...)."""
@@ -277,8 +235,6 @@ def measure(name: str, spec: tuple, test: str, args, pin: bool, fb: str) -> dict
                 n = bl.dbsize(srv.port)
                 if n != args.keyspace:
                     raise RuntimeError("%s: DBSIZE %d after filling %d keys" % (name, n, args.keyspace))
-        argv = bl.client_argv(CLIENT, fb, srv.port, test, args.conns, args.pipeline, args.requests,
-                              args.value_bytes, args.keyspace, pin)
         if args.wait_idle > 0:
             load = wait_until_idle(args.wait_idle)
             if any(v >= 10.0 for v in load.values()):
@@ -286,22 +242,17 @@ def measure(name: str, spec: tuple, test: str, args, pin: bool, fb: str) -> dict
         when = bl.utc_now()
         j0 = cpu_jiffies()
         s_user0, s_sys0 = proc_cpu_seconds(srv.pid)
-        res = run_client_measured(argv, timeout=60.0 + args.requests / 5000.0)
+        r = bl.run_client(CLIENT, fb, srv.port, test, args.conns, args.pipeline, args.requests,
+                          args.value_bytes, args.keyspace, pin)
         s_user1, s_sys1 = proc_cpu_seconds(srv.pid)
         cores = busy_pct(j0, cpu_jiffies())
         if not srv.alive():
             raise RuntimeError("%s died during the run; log tail:\n%s" % (name, srv.log_tail(10)))
     finally:
         srv.cleanup()
-    rows = [r for r in bl.parse_bench_csv(res["stdout"]) if r["test"] == test]
-    if res["returncode"] != 0 or not rows:
-        raise RuntimeError("%s failed (exit %s): %s\nstdout: %s\nstderr: %s"
-                           % (CLIENT, res["returncode"], " ".join(argv), res["stdout"].strip()[-500:],
-                              res["stderr"].strip()[-500:]))
-    r = rows[-1]
     return {"rps": r["rps"], "p50_ms": r.get("p50_ms", ""), "p99_ms": r.get("p99_ms", ""),
-            "wall_s": res["wall_s"], "server_user_s": s_user1 - s_user0, "server_sys_s": s_sys1 - s_sys0,
-            "client_user_s": res["user_s"], "client_sys_s": res["sys_s"], "started_utc": when, "cores": cores}
+            "wall_s": r["wall_s"], "server_user_s": s_user1 - s_user0, "server_sys_s": s_sys1 - s_sys0,
+            "client_user_s": r["user_s"], "client_sys_s": r["sys_s"], "started_utc": when, "cores": cores}
 
 
 def measure_clean(name: str, spec: tuple, test: str, args, pin: bool, fb: str) -> dict:

@@ -161,16 +161,17 @@ def test_proc_cpu_seconds_sees_own_work(script):
     assert u1 + s1 - u0 - s0 >= 0.05
 
 
-def test_run_client_measured_reports_child_rusage(script):
+def test_run_process_reports_child_rusage(script):
+    bl = script.bl
     code = "import time\nt=time.process_time()\nwhile time.process_time()-t<0.2: pass\nprint('x,1')"
-    r = script.run_client_measured([sys.executable, "-c", code], timeout=30)
+    r = bl.run_process([sys.executable, "-c", code], 30, "probe")
     assert r["returncode"] == 0 and r["stdout"] == "x,1\n"
     assert r["user_s"] + r["sys_s"] >= 0.15
     assert r["wall_s"] >= r["user_s"] * 0.9
-    r = script.run_client_measured([sys.executable, "-c", "import sys; sys.exit(7)"], timeout=30)
-    assert r["returncode"] == 7
+    r = bl.run_process([sys.executable, "-c", "import sys; sys.exit(7)"], 30, "probe")
+    assert r["returncode"] == 7 and r["user_s"] + r["sys_s"] < 0.15   # only this child's CPU
     with pytest.raises(RuntimeError, match="timed out"):
-        script.run_client_measured([sys.executable, "-c", "import time; time.sleep(30)"], timeout=0.5)
+        bl.run_process([sys.executable, "-c", "import time; time.sleep(30)"], 0.5, "probe")
 
 
 def test_script_help_runs():
