@@ -119,6 +119,18 @@ def sleep(seconds: float):
     return Step("sleep", seconds=seconds)
 
 
+def pick_weighted(r, ops):
+    """The generator chosen from ops, [(weight, fn), ...], by one r.uniform
+    draw: the random programs' shared step (one draw per step, so a seed
+    always gives the same program)."""
+    x = r.uniform(0, sum(w for w, _ in ops))
+    for w, f in ops:
+        x -= w
+        if x <= 0:
+            return f
+    return ops[-1][1]
+
+
 def as_step(s) -> Step:
     if isinstance(s, Step):
         return s

@@ -23,8 +23,8 @@ import random
 import pytest
 
 from conftest import start_server
-from diffkit import (approx, cmd, format_report, hello, kscan_all, pairs, replies_equal, run_steps, sleep,
-                     sorted_)
+from diffkit import (approx, cmd, format_report, hello, kscan_all, pairs, pick_weighted, replies_equal, run_steps,
+                     sleep, sorted_)
 from resp_client import RawClient, encode_command, parse
 
 LLONG_MAX = "9223372036854775807"
@@ -546,13 +546,7 @@ def gen_command(r: random.Random):
         (1, lambda: ["CONFIG", "SET", r.choice(["hash-max-listpack-entries", "hash-max-listpack-value"]),
                      r.choice(["4", "8", "16", "32"])]),
     ]
-    total = sum(w for w, _ in ops)
-    x = r.uniform(0, total)
-    for w, fn in ops:
-        x -= w
-        if x <= 0:
-            break
-    c = fn()
+    c = pick_weighted(r, ops)()
     if isinstance(c, tuple):
         return c
     if r.random() < 0.1:

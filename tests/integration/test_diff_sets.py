@@ -32,7 +32,7 @@ import random
 import pytest
 
 from conftest import start_server
-from diffkit import approx, cmd, format_report, hello, replies_equal, run_steps, sleep, sorted_
+from diffkit import approx, cmd, format_report, hello, pick_weighted, replies_equal, run_steps, sleep, sorted_
 from resp_client import RawClient, parse
 
 LLMAX = "9223372036854775807"
@@ -571,13 +571,7 @@ def gen_command(r: random.Random):
         (1, lambda: ("exact", ["COPY", k(), k(), "REPLACE"])),
         (1, lambda: ("exact", ["RENAME", k(), k()])),
     ]
-    total = sum(w for w, _ in ops)
-    x = r.uniform(0, total)
-    for w, f in ops:
-        x -= w
-        if x <= 0:
-            return f()
-    return ops[-1][1]()
+    return pick_weighted(r, ops)()
 
 
 def gen_program(seed: int, n: int = RANDOM_COMMANDS):

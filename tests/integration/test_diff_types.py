@@ -18,7 +18,7 @@ import random
 
 import pytest
 
-from diffkit import approx, cmd, format_report, run_steps, scan_all, sleep, sorted_
+from diffkit import approx, cmd, format_report, pick_weighted, run_steps, scan_all, sleep, sorted_
 from resp_client import RawClient
 
 NEEDS = ("hset", "rpush", "sadd", "zadd", "blpop", "subscribe")
@@ -184,13 +184,7 @@ def gen_command(r: random.Random):
         (1, lambda: ["COPY", k(), k()] + r.choice([[], ["REPLACE"]])),
         (1, lambda: ("sorted", ["KEYS", "*"])), (1, lambda: ["DBSIZE"]),
     ]
-    total = sum(w for w, _ in ops)
-    x = r.uniform(0, total)
-    for w, f in ops:
-        x -= w
-        if x <= 0:
-            break
-    c = f()
+    c = pick_weighted(r, ops)()
     if isinstance(c, tuple):
         return sorted_(*c[1])
     return cmd(*c)

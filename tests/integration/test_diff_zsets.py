@@ -30,7 +30,7 @@ import time
 import pytest
 
 from conftest import start_server
-from diffkit import format_report, hello, run_steps
+from diffkit import format_report, hello, pick_weighted, run_steps
 from resp_client import RawClient, encode_command, parse
 
 from zset_cases import CASES, DEFAULTS, ENCODINGS, FIXED_CASES, FLOATS, SET_INPUT_CASES, thresholds
@@ -350,13 +350,7 @@ def _zset_ops(r):
 
 
 def _gen_zset_command(r: random.Random, ops):
-    total = sum(w for w, _ in ops)
-    x = r.uniform(0, total)
-    for w, f in ops:
-        x -= w
-        if x <= 0:
-            break
-    c = f()
+    c = pick_weighted(r, ops)()
     mode = "exact"
     if isinstance(c, tuple):
         mode, c = c

@@ -25,8 +25,8 @@ import re
 import pytest
 
 from conftest import start_server
-from diffkit import (approx, as_step, cmd, format_report, hello, raw, raw_chunked, raw_eof,
-                     run_steps, scan_all, sleep, sorted_)
+from diffkit import (approx, as_step, cmd, format_report, hello, pick_weighted, raw, raw_chunked, raw_eof, run_steps,
+                     scan_all, sleep, sorted_)
 from resp_client import parse
 
 FAR = "4102444800"          # 2100-01-01T00:00:00Z, absolute seconds
@@ -773,14 +773,8 @@ def gen_command(r: random.Random, state: dict):
         (1, lambda: ["EXEC"]),
         (1, lambda: ["DISCARD"]),
     ]
-    total = sum(w for w, _ in ops)
     while True:
-        x = r.uniform(0, total)
-        for w, f in ops:
-            x -= w
-            if x <= 0:
-                break
-        c = f()
+        c = pick_weighted(r, ops)()
         if isinstance(c, tuple):
             mode, tol, c = c
             if state["multi"]:
