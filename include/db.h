@@ -20,15 +20,31 @@ enum { ENC_RAW = 0, ENC_INT = 1, ENC_EMBSTR = 2 };
  * non-integers is "hashtable") */
 enum { ENC_HT = 2, ENC_INTSET = 5, ENC_SKIPLIST = 6, ENC_QUICKLIST = 8, ENC_LISTPACK = 10 };
 
+/* A database: the key table and the index of its volatile keys (those
+ * with an expiry), a dense array of node pointers in which each volatile
+ * node records its own position (dn_vidx), so adding, dropping and moving
+ * an entry are O(1) and a uniform random volatile key is one array read.
+ * Active expiry walks the array, and the volatile-* eviction policies
+ * sample it, however few of the keys have a TTL. */
 typedef struct db {
     dict keys;
     int id;
-    size_t expires;                 /* keys with an expiry */
-    unsigned long expire_cursor;    /* active expiry scan position */
+    size_t expires;                 /* keys with an expiry: entries of vol */
+    dnode **vol;                    /* volatile index */
+    size_t vol_cap;
+    size_t expire_cursor;           /* active expiry position in vol */
     long long avg_ttl;              /* estimate, ms */
 } db;
 
 void db_init_all(int n);
+/* A uniformly random volatile key of d (NULL when it has none). */
+dnode *db_random_volatile(const db *d);
+/* Bytes of d's volatile index (MEMORY STATS). */
+size_t db_volatile_overhead(const db *d);
+/* Consistency of d's volatile index against its key table (tests): the
+ * number of problems found, 0 when every entry is a volatile key of d at
+ * its recorded position and every volatile key of d has an entry. */
+size_t db_volatile_check(db *d);
 db *db_get(int id);
 
 /* Hash hint: the batched executor hashes a pipelined command's key before

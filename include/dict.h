@@ -7,7 +7,10 @@
  * value bytes. The same layout serves the keyspace (key -> typed value),
  * hash fields, set members and skiplist nodes. Nodes come from dnode.c's
  * slab (exact 8-byte classes): a 16-byte key with a 64-byte value costs 96
- * bytes, against 112 from malloc with a 24-byte header.
+ * bytes, against 112 from malloc with a 24-byte header. The expiry slot is
+ * 12 bytes: the int64 expiry (unix ms) and the uint32 position of the key
+ * in its database's index of volatile keys (db.c), so that index can drop
+ * or move an entry in O(1).
  *
  * Buckets grow at load factor 2 (and shrink below 1/8), so a table costs 4-8
  * bytes per key instead of 8-16.
@@ -34,12 +37,14 @@
 #define DICT_REHASH_STEP 1          /* buckets moved per operation */
 
 /* dnode flags */
-#define DN_EXPIRE 0x01              /* an int64 expiry (unix ms) is the first slot of data[] */
+#define DN_EXPIRE 0x01              /* the expiry slot is the first of data[] (DN_EXPIRE_SLOT bytes) */
 #define DN_WIDE 0x02                /* key >= 255 or value >= 65535 bytes: uint32 klen, vlen follow [expiry] */
 #define DN_NOSHARE 0x80             /* COPY result: OBJECT REFCOUNT reports 1, not the shared-int count */
 
 #define DN_KLEN_SHORT_MAX 254       /* longest key held in klen8 */
 #define DN_VLEN_SHORT_MAX 65534     /* longest value held in vlen16 */
+
+#define DN_EXPIRE_SLOT 12           /* int64 expiry, uint32 volatile-index position */
 
 /* 16 bytes of header. `lru` is Redis's 24-bit field: the LRU clock in
  * seconds, or under an LFU policy 16 bits of minutes and an 8-bit counter
@@ -56,17 +61,18 @@ typedef struct dnode {
 } dnode;
 _Static_assert(sizeof(dnode) == 16, "dnode header is 16 bytes");
 
-static inline size_t dn_slots(unsigned flags) { return ((flags & DN_EXPIRE) ? 8 : 0) + ((flags & DN_WIDE) ? 8 : 0); }
+static inline size_t dn_expire_slot(unsigned flags) { return (flags & DN_EXPIRE) ? DN_EXPIRE_SLOT : 0; }
+static inline size_t dn_slots(unsigned flags) { return dn_expire_slot(flags) + ((flags & DN_WIDE) ? 8 : 0); }
 static inline int dn_needs_wide(size_t klen, size_t vlen) {
     return klen > DN_KLEN_SHORT_MAX || vlen > DN_VLEN_SHORT_MAX;
 }
 static inline uint32_t dn_klen(const dnode *n) {
     if (__builtin_expect(!(n->flags & DN_WIDE), 1)) return n->klen8;
-    uint32_t v; __builtin_memcpy(&v, n->data + ((n->flags & DN_EXPIRE) ? 8 : 0), 4); return v;
+    uint32_t v; __builtin_memcpy(&v, n->data + dn_expire_slot(n->flags), 4); return v;
 }
 static inline uint32_t dn_vlen(const dnode *n) {
     if (__builtin_expect(!(n->flags & DN_WIDE), 1)) return n->vlen16;
-    uint32_t v; __builtin_memcpy(&v, n->data + ((n->flags & DN_EXPIRE) ? 8 : 0) + 4, 4); return v;
+    uint32_t v; __builtin_memcpy(&v, n->data + dn_expire_slot(n->flags) + 4, 4); return v;
 }
 static inline char *dn_key(const dnode *n) { return (char *)n->data + dn_slots(n->flags); }
 static inline char *dn_val(const dnode *n) { return dn_key(n) + dn_klen(n); }
@@ -75,8 +81,11 @@ static inline int64_t dn_expire(const dnode *n) {
     __builtin_memcpy(&t, n->data, 8); return t;
 }
 static inline void dn_set_expire_field(dnode *n, int64_t t) { __builtin_memcpy(n->data, &t, 8); }
+/* Position in the volatile index (keyspace nodes with DN_EXPIRE only). */
+static inline uint32_t dn_vidx(const dnode *n) { uint32_t i; __builtin_memcpy(&i, n->data + 8, 4); return i; }
+static inline void dn_set_vidx(dnode *n, uint32_t i) { __builtin_memcpy(n->data + 8, &i, 4); }
 static inline size_t dn_size(uint32_t klen, uint32_t vlen, int with_expire) {
-    return sizeof(dnode) + (with_expire ? 8 : 0) + (dn_needs_wide(klen, vlen) ? 8 : 0) + klen + vlen;
+    return sizeof(dnode) + (with_expire ? DN_EXPIRE_SLOT : 0) + (dn_needs_wide(klen, vlen) ? 8 : 0) + klen + vlen;
 }
 static inline size_t dn_node_size(const dnode *n) { return dn_size(dn_klen(n), dn_vlen(n), n->flags & DN_EXPIRE); }
 

@@ -1,11 +1,13 @@
 /* db.c - the keyspace: databases, typed values in one-allocation nodes,
- * lazy and active expiry (see db.h).
+ * the index of volatile keys, lazy and active expiry (see db.h).
  *
- * Active expiry walks each database's table with a SCAN cursor while the
- * database has volatile keys, within a time budget per cron tick, so keys
- * that are never touched again still free their memory. */
+ * Active expiry walks each database's volatile index with a cursor, within
+ * a time budget per cron tick, so keys that are never touched again still
+ * free their memory, at a cost that depends on the number of keys with a
+ * TTL and not on the size of the keyspace. */
 #include "db.h"
 #include "evict.h"
+#include "frand.h"
 #include "server.h"
 #include "zmalloc.h"
 #include <string.h>
@@ -39,6 +41,63 @@ void db_init_all(int n) {
 
 db *db_get(int id) { return (id >= 0 && id < ndbs) ? &dbs[id] : NULL; }
 
+/* ---- the volatile index -----------------------------------------------------
+ *
+ * d->vol[0 .. d->expires) holds every node of d with DN_EXPIRE, and each
+ * such node keeps its position in its expiry slot (dn_vidx). Every change
+ * of a keyspace node's address or expiry flag goes through this file, which
+ * keeps the two in step: vol_add and vol_del when a volatile key comes or
+ * goes (the last entry fills the hole), vol_moved when a volatile node is
+ * reallocated (dnode.c's reshape copies the position along). The array grows
+ * by half and halves below a quarter full, so growing never allocates much
+ * more than the keys need (maxmemory) and a mass expiry gives memory back. */
+#define VOL_MIN_CAP 16
+
+static void vol_resize(db *d, size_t cap) {
+    d->vol = zrealloc(d->vol, cap * sizeof *d->vol);
+    d->vol_cap = cap;
+}
+
+static void vol_add(db *d, dnode *n) {
+    if (d->expires == d->vol_cap) vol_resize(d, d->vol_cap < VOL_MIN_CAP ? VOL_MIN_CAP : d->vol_cap + d->vol_cap / 2);
+    dn_set_vidx(n, (uint32_t)d->expires);
+    d->vol[d->expires++] = n;
+}
+
+static void vol_del(db *d, dnode *n) {
+    uint32_t i = dn_vidx(n);
+    dnode *last = d->vol[--d->expires];
+    d->vol[i] = last;
+    dn_set_vidx(last, i);
+    if (d->vol_cap > VOL_MIN_CAP && d->expires < d->vol_cap / 4) vol_resize(d, d->vol_cap / 2);
+}
+
+/* n is the reallocated copy of a volatile node (same position). */
+static void vol_moved(db *d, dnode *n) { d->vol[dn_vidx(n)] = n; }
+
+dnode *db_random_volatile(const db *d) {
+    return d->expires ? d->vol[frand_below(d->expires)] : NULL;
+}
+
+size_t db_volatile_overhead(const db *d) { return d->vol_cap * sizeof *d->vol; }
+
+static void count_volatile(void *ud, dnode *n) {
+    if (n->flags & DN_EXPIRE) ++*(size_t *)ud;
+}
+
+size_t db_volatile_check(db *d) {
+    size_t bad = 0, in_table = 0;
+    if (d->expires > d->vol_cap) return 1;
+    for (size_t i = 0; i < d->expires; i++) {
+        dnode *n = d->vol[i];
+        if (!(n->flags & DN_EXPIRE) || dn_vidx(n) != i || dict_find(&d->keys, dn_key(n), dn_klen(n)) != n) bad++;
+    }
+    unsigned long cursor = 0;
+    do cursor = dict_scan(&d->keys, cursor, count_volatile, &in_table);
+    while (cursor);
+    return bad + (in_table != d->expires);
+}
+
 void db_free_node(dnode *n) {
     if (n->type != OBJ_STRING && hooks[n->type].free_fn) hooks[n->type].free_fn(dn_ptr(n));
     dn_free(n);
@@ -61,7 +120,7 @@ static void delete_expired(db *d, dnode *n) {
     /* keep a copy of the key for the watch notification after freeing */
     const char *key = dn_key(n);
     dnode *u = dict_unlink(&d->keys, key, klen);
-    d->expires--;
+    vol_del(d, u);
     srv.stats.expiredkeys++;
     if (srv.watched_keys) {
         if (klen <= sizeof kbuf) {
@@ -135,16 +194,22 @@ dnode *db_set_string(db *d, const char *key, size_t klen, const char *val, size_
         dnode *n = node_new(key, klen, vlen, expire_ms);
         memcpy(dn_val(n), val, vlen);
         evict_stamp_replace(n, old, expired);
-        if (has_exp) d->expires++;
         n->next = old->next;
         *link = n;
-        if (old->flags & DN_EXPIRE) d->expires--;
+        if (!(old->flags & DN_EXPIRE)) {
+            if (has_exp) vol_add(d, n);
+        } else if (has_exp) {
+            dn_set_vidx(n, dn_vidx(old)); /* takes over old's entry */
+            vol_moved(d, n);
+        } else {
+            vol_del(d, old);
+        }
         db_free_node(old);
         return n;
     }
     dnode *n = node_new(key, klen, vlen, expire_ms);
     memcpy(dn_val(n), val, vlen);
-    if (has_exp) d->expires++;
+    if (has_exp) vol_add(d, n);
     dict_add_h(&d->keys, n, h);
     return n;
 }
@@ -154,7 +219,7 @@ dnode *db_add_ptr(db *d, const char *key, size_t klen, int type, int enc, void *
     n->type = (uint8_t)type;
     n->enc = (uint8_t)enc;
     memcpy(dn_val(n), &ptr, sizeof ptr);
-    if (expire_ms >= 0) d->expires++;
+    if (expire_ms >= 0) vol_add(d, n);
     dict_add(&d->keys, n);
     return n;
 }
@@ -167,6 +232,7 @@ dnode *db_resize_value(db *d, dnode *n, size_t newvlen) {
     dnode **link = link_of(d, n);
     dnode *m = dn_resize_value(n, (uint32_t)newvlen);
     *link = m;
+    if (m != n && (m->flags & DN_EXPIRE)) vol_moved(d, m);
     return m;
 }
 
@@ -179,23 +245,23 @@ dnode *db_set_expire(db *d, dnode *n, int64_t when_ms) {
     dnode *m = dn_with_expire_slot(n, 1);
     *link = m;
     dn_set_expire_field(m, when_ms);
-    d->expires++;
+    vol_add(d, m);
     return m;
 }
 
 dnode *db_persist(db *d, dnode *n) {
     if (!(n->flags & DN_EXPIRE)) return n;
     dnode **link = link_of(d, n);
+    vol_del(d, n);
     dnode *m = dn_with_expire_slot(n, 0);
     *link = m;
-    d->expires--;
     return m;
 }
 
 int db_delete(db *d, const char *key, size_t klen) {
     dnode *n = dict_unlink(&d->keys, key, klen);
     if (!n) return 0;
-    if (n->flags & DN_EXPIRE) d->expires--;
+    if (n->flags & DN_EXPIRE) vol_del(d, n);
     int expired = (n->flags & DN_EXPIRE) && dn_expire(n) < srv.now_ms;
     if (expired) srv.stats.expiredkeys++;
     db_free_node(n);
@@ -204,14 +270,14 @@ int db_delete(db *d, const char *key, size_t klen) {
 
 dnode *db_unlink_node(db *d, const char *key, size_t klen) {
     dnode *n = dict_unlink(&d->keys, key, klen);
-    if (n && (n->flags & DN_EXPIRE)) d->expires--;
+    if (n && (n->flags & DN_EXPIRE)) vol_del(d, n);
     return n;
 }
 
 dnode *db_insert_node(db *d, dnode *n, const char *key, size_t klen) {
     if (dn_klen(n) != klen || memcmp(dn_key(n), key, klen) != 0) n = dn_rekey(n, key, (uint32_t)klen);
     n->next = NULL;
-    if (n->flags & DN_EXPIRE) d->expires++;
+    if (n->flags & DN_EXPIRE) vol_add(d, n);
     dict_add(&d->keys, n);
     return n;
 }
@@ -236,6 +302,9 @@ dnode *db_copy_node(const dnode *n, const char *key, size_t klen) {
 
 void db_flush(db *d) {
     dict_clear(&d->keys, db_free_node);
+    zfree(d->vol);
+    d->vol = NULL;
+    d->vol_cap = 0;
     d->expires = 0;
     d->expire_cursor = 0;
     d->avg_ttl = 0;
@@ -254,63 +323,46 @@ void db_swap(db *a, db *b) {
 
 int g_active_expire_enabled = 1;
 
-/* Active expiry walks the keyspace with a SCAN cursor (there is no separate
- * index of volatile keys), in rounds of EXPIRE_ROUND_BUCKETS buckets. Like
- * Redis's adaptive cycle it keeps going while many of the volatile keys it
- * meets turn out expired (more than EXPIRE_STALE_PCT percent), and otherwise
- * stops after a minimum effort: enough buckets that the whole table is
- * visited at least once every EXPIRE_PASS_CYCLES cycles (30 s at hz 10).
- * So an idle server holding a large, mostly live keyspace costs a few
- * microseconds per cycle instead of one full pass per cycle. */
-#define EXPIRE_ROUND_BUCKETS 400
-#define EXPIRE_STALE_PCT     10
-#define EXPIRE_PASS_CYCLES   300
-
-typedef struct expire_ctx {
-    db *d;
-    dnode *victims[64];
-    int nvictims;
-    long sampled;                   /* volatile keys met this round */
-    long expired;                   /* ...of which expired */
-    double ttl_sum;                 /* double: TTLs up to 2^63 ms must not overflow */
-    long ttl_samples;
-} expire_ctx;
-
-static void expire_visit(void *ud, dnode *n) {
-    expire_ctx *x = ud;
-    if (!(n->flags & DN_EXPIRE)) return;
-    int64_t t = dn_expire(n);
-    x->sampled++;
-    if (t < srv.now_ms) {
-        x->expired++;
-        if (x->nvictims < 64) x->victims[x->nvictims++] = n;
-    } else {
-        x->ttl_sum += (double)(t - srv.now_ms);
-        x->ttl_samples++;
-    }
-}
+/* Active expiry walks the volatile index with a cursor, in rounds of
+ * EXPIRE_ROUND_KEYS keys. Like Redis's adaptive cycle it keeps going while
+ * many of the keys it meets turn out expired (more than EXPIRE_STALE_PCT
+ * percent), and otherwise stops after a minimum effort: enough keys that
+ * every volatile key is looked at at least once every EXPIRE_PASS_CYCLES
+ * cycles (30 s at hz 10). Keys without a TTL cost nothing. */
+#define EXPIRE_ROUND_KEYS  100
+#define EXPIRE_STALE_PCT   10
+#define EXPIRE_PASS_CYCLES 300
 
 /* One db's share of a cycle; returns 0 once the time budget is spent. */
 static int expire_db(db *d, int64_t start, long budget_us) {
-    expire_ctx x = {.d = d};
-    size_t min_buckets = dict_buckets(&d->keys) / EXPIRE_PASS_CYCLES, visited = 0;
+    size_t min_keys = d->expires / EXPIRE_PASS_CYCLES, visited = 0;
+    double ttl_sum = 0; /* double: TTLs up to 2^63 ms must not overflow */
+    long ttl_samples = 0;
     int in_time = 1;
-    if (min_buckets < EXPIRE_ROUND_BUCKETS) min_buckets = EXPIRE_ROUND_BUCKETS;
+    if (min_keys < EXPIRE_ROUND_KEYS) min_keys = EXPIRE_ROUND_KEYS;
     for (;;) {
-        x.sampled = x.expired = 0;
-        for (int b = 0; b < EXPIRE_ROUND_BUCKETS && d->expires > 0; b++) {
-            x.nvictims = 0;
-            d->expire_cursor = dict_scan(&d->keys, d->expire_cursor, expire_visit, &x);
-            for (int v = 0; v < x.nvictims; v++) delete_expired(d, x.victims[v]);
-            visited++;
-            if (d->expire_cursor == 0) break;
+        long sampled = 0, expired = 0;
+        for (int k = 0; k < EXPIRE_ROUND_KEYS && d->expires > 0; k++) {
+            if (d->expire_cursor >= d->expires) d->expire_cursor = 0; /* a pass ends, the next begins */
+            dnode *n = d->vol[d->expire_cursor];
+            int64_t t = dn_expire(n);
+            sampled++;
+            if (t < srv.now_ms) {
+                expired++;
+                delete_expired(d, n); /* the last entry moves into this place: look at it next */
+            } else {
+                ttl_sum += (double)(t - srv.now_ms);
+                ttl_samples++;
+                d->expire_cursor++;
+            }
         }
+        visited += (size_t)sampled;
         if (ev_mono_us() - start > budget_us) { in_time = 0; break; }
-        if (d->expire_cursor == 0 || d->expires == 0) break; /* a pass ends here; the next cycle starts anew */
-        if (visited >= min_buckets && x.expired * 100 <= x.sampled * EXPIRE_STALE_PCT) break;
+        if (d->expires == 0) break;
+        if ((visited >= min_keys || visited >= d->expires) && expired * 100 <= sampled * EXPIRE_STALE_PCT) break;
     }
-    if (x.ttl_samples) {
-        double avg = x.ttl_sum / (double)x.ttl_samples;
+    if (ttl_samples) {
+        double avg = ttl_sum / (double)ttl_samples;
         double smooth = d->avg_ttl ? ((double)d->avg_ttl * 49 + avg) / 50 : avg;
         d->avg_ttl = smooth >= 9.2e18 ? (long long)9.2e18 : (long long)smooth;
     }

@@ -90,7 +90,7 @@ void dn_init(dnode *n, uint32_t klen, uint32_t vlen, int with_expire) {
     memset(n, 0, sizeof *n);
     n->flags = (with_expire ? DN_EXPIRE : 0) | (dn_needs_wide(klen, vlen) ? DN_WIDE : 0);
     if (n->flags & DN_WIDE) {
-        char *w = n->data + (with_expire ? 8 : 0);
+        char *w = n->data + dn_expire_slot(n->flags);
         memcpy(w, &klen, 4);
         memcpy(w + 4, &vlen, 4);
     } else {
@@ -141,7 +141,7 @@ static dnode *reshape(const dnode *n, uint32_t klen, uint32_t vlen, int with_exp
     m->enc = n->enc;
     m->lru = n->lru;
     m->flags |= n->flags & ~(DN_EXPIRE | DN_WIDE);
-    if (with_expire && (n->flags & DN_EXPIRE)) dn_set_expire_field(m, dn_expire(n));
+    if (with_expire && (n->flags & DN_EXPIRE)) memcpy(m->data, n->data, DN_EXPIRE_SLOT); /* expiry and index position */
     return m;
 }
 
@@ -152,7 +152,7 @@ dnode *dn_resize_value(dnode *n, uint32_t newvlen) {
     if (dn_needs_wide(klen, vlen) == dn_needs_wide(klen, newvlen) &&
         same_block(dn_size(klen, vlen, exp), dn_size(klen, newvlen, exp), n)) {
         /* same block and layout: only the length changes */
-        if (n->flags & DN_WIDE) memcpy(n->data + (exp ? 8 : 0) + 4, &newvlen, 4);
+        if (n->flags & DN_WIDE) memcpy(n->data + dn_expire_slot(n->flags) + 4, &newvlen, 4);
         else n->vlen16 = (uint16_t)newvlen;
         return n;
     }

@@ -6,11 +6,10 @@
  * samples a few keys per database on each eviction and keeps the best
  * candidates seen so far in a small sorted pool, which approximates true LRU
  * well with 5 samples and costs nothing on the read path but a stamp. We do
- * the same. Volatile policies have no separate table of keys with a TTL to
- * sample from: they sample the keyspace keeping only nodes flagged
- * DN_EXPIRE, with the number of buckets looked at bounded by the share of
- * volatile keys (see sample_buckets), and a run that finds nothing in time
- * is continued by a timer instead of spinning.
+ * the same. The volatile-* policies sample the database's index of keys
+ * with a TTL (db.h), so finding a candidate costs the same however few keys
+ * are volatile. A run that cannot get under the limit within its time
+ * budget lets the command through and is continued by a timer, as in Redis.
  */
 #include "evict.h"
 #include "client.h"
@@ -118,27 +117,21 @@ static size_t candidates(const db *d, int policy) {
     return policy_is_volatile(policy) ? d->expires : dict_size(&d->keys);
 }
 
-/* Buckets to look at for `count` samples: Redis's 10 per sample, times the
- * keys-per-volatile-key ratio (capped) when only volatile keys will do. */
-static size_t sample_buckets(const db *d, size_t count, int policy) {
-    size_t buckets = count * 10;
-    if (policy_is_volatile(policy) && d->expires) {
-        size_t ratio = dict_size(&d->keys) / d->expires;
-        buckets *= ratio < 1 ? 1 : ratio > 100 ? 100 : ratio;
-    }
-    return buckets;
-}
-
 #define SAMPLE_BATCH 64
+#define SAMPLE_BUCKETS_PER_KEY 10   /* Redis's dictGetSomeKeys bound */
 
-/* Samples maxmemory-samples candidates of d into the pool. */
+/* Samples maxmemory-samples candidates of d into the pool: uniform picks
+ * from the volatile index, or neighbouring keys of random buckets. */
 static void pool_populate(db *d, int policy) {
     dnode *s[SAMPLE_BATCH];
-    uint8_t need = policy_is_volatile(policy) ? DN_EXPIRE : 0;
     size_t want = srv.cfg.maxmemory_samples > 0 ? (size_t)srv.cfg.maxmemory_samples : 1;
     while (want) {
-        size_t batch = want < SAMPLE_BATCH ? want : SAMPLE_BATCH;
-        size_t got = dict_sample(&d->keys, s, batch, need, sample_buckets(d, batch, policy));
+        size_t batch = want < SAMPLE_BATCH ? want : SAMPLE_BATCH, got = batch;
+        if (policy_is_volatile(policy)) {
+            for (size_t i = 0; i < batch; i++) s[i] = db_random_volatile(d);
+        } else {
+            got = dict_sample(&d->keys, s, batch, 0, batch * SAMPLE_BUCKETS_PER_KEY);
+        }
         for (size_t i = 0; i < got; i++) evpool_insert(&pool, node_rank(s[i], policy), d->id, dn_key(s[i]), dn_klen(s[i]));
         want -= batch;
     }
@@ -196,9 +189,7 @@ static dnode *pick_random(int policy, db **dbp, int64_t deadline_us, int *none) 
             db *d = &srv.dbs[++next_db % (unsigned)srv.dbnum];
             if (!candidates(d, policy)) continue;
             any = 1;
-            dnode *n = NULL;
-            if (!policy_is_volatile(policy)) n = dict_random(&d->keys);
-            else dict_sample(&d->keys, &n, 1, DN_EXPIRE, sample_buckets(d, 1, policy));
+            dnode *n = policy_is_volatile(policy) ? db_random_volatile(d) : dict_random(&d->keys);
             if (n) {
                 *dbp = d;
                 return n;

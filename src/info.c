@@ -136,6 +136,7 @@ typedef struct memfig {
     size_t overhead, dataset;
     size_t keys;
     size_t db_main[64];             /* per-db table + node header overhead (first 64 dbs) */
+    size_t db_expires[64];          /* per-db volatile index (first 64 dbs) */
 } memfig;
 
 static size_t client_memory(const client *c) {
@@ -158,9 +159,12 @@ static void mem_figures(memfig *m) {
     for (int i = 0; i < srv.dbnum; i++) {
         db *d = db_get(i);
         size_t n = dict_size(&d->keys);
-        size_t o = dict_overhead(&d->keys) + n * sizeof(dnode);
-        if (i < 64) m->db_main[i] = o;
-        dbs += o;
+        size_t o = dict_overhead(&d->keys) + n * sizeof(dnode), e = db_volatile_overhead(d);
+        if (i < 64) {
+            m->db_main[i] = o;
+            m->db_expires[i] = e;
+        }
+        dbs += o + e;
         m->keys += n;
     }
     m->overhead = m->startup + m->clients_normal + dbs;
@@ -501,7 +505,7 @@ void cmd_memory_stats(client *c) {
         reply_bulk_cstr(c, name);
         reply_map(c, 3);
         kv_int(c, "overhead.hashtable.main", (long long)m.db_main[i]);
-        kv_int(c, "overhead.hashtable.expires", 0);
+        kv_int(c, "overhead.hashtable.expires", (long long)m.db_expires[i]);
         kv_int(c, "overhead.hashtable.slot-to-keys", 0);
     }
     kv_int(c, "overhead.total", (long long)m.overhead);

@@ -68,11 +68,13 @@ static void count_exp_cb(void *ud, dnode *n) {
     if (n->flags & DN_EXPIRE) ++*(size_t *)ud;
 }
 
-/* d->expires equals the number of nodes that carry an expiry. */
+/* d->expires equals the number of nodes that carry an expiry, and the
+ * volatile index holds exactly those nodes, each at its recorded place. */
 static void assert_expires_consistent(db *d) {
     size_t c = 0;
     dict_foreach(&d->keys, count_exp_cb, &c);
     cr_assert_eq(d->expires, c, "db %d: expires counter %zu, nodes with expiry %zu", d->id, d->expires, c);
+    cr_assert_eq(db_volatile_check(d), 0, "db %d: volatile index out of step with the key table", d->id);
 }
 
 /* Add keys until the keyspace dict is in the middle of a growth. */
@@ -393,6 +395,59 @@ Test(db, active_expire_keeps_going_while_many_keys_are_expired) {
     db_active_expire(10000000);
     cr_assert_eq(d0->expires, 100000, "%zu dead keys left after one cycle", d0->expires - 100000);
     cr_assert_eq(srv.stats.expiredkeys, 100000);
+}
+
+/* A huge persistent keyspace with one volatile key: the cycle looks at the
+ * volatile keys only, so the expired one goes in the first cycle (walking
+ * the key table, it could take up to 300 cycles to reach it). */
+Test(db, active_expire_cost_does_not_depend_on_persistent_keys) {
+    for (int i = 0; i < 300000; i++) set_i(d0, "p", i, -1);
+    set_i(d0, "dead", 1, T0 + 1);
+    srv.now_ms = T0 + 1000;
+    db_active_expire(1000000);
+    cr_assert_eq(d0->expires, 0, "the one expired key is still there after a cycle");
+    cr_assert_eq(dict_size(&d0->keys), 300000);
+    cr_assert_eq(srv.stats.expiredkeys, 1);
+}
+
+/* Every path that adds, drops, reallocates or moves a volatile node keeps
+ * the volatile index in step: random operations on two dbs, checked after
+ * every step. */
+Test(db, volatile_index_survives_random_operations) {
+    frand_seed(7);
+    char k[48], k2[48];
+    for (int step = 0; step < 20000; step++) {
+        db *d = frand_below(2) ? d1 : d0, *o = d == d0 ? d1 : d0;
+        int i = (int)frand_below(200);
+        size_t kl = kname(k, "k", i);
+        dnode *n = db_lookup(d, k, kl); /* lazy expiry on some */
+        switch (frand_below(10)) {
+        case 0: set_i(d, "k", i, -1); break;
+        case 1: set_i(d, "k", i, T0 + (int64_t)frand_below(3000)); break;
+        case 2: if (n) db_set_expire(d, n, T0 + (int64_t)frand_below(3000)); break;
+        case 3: if (n) db_persist(d, n); break;
+        case 4: if (n) db_resize_value(d, n, frand_below(600)); break;
+        case 5: db_delete(d, k, kl); break;
+        case 6: { /* RENAME: to another name of the same db */
+            size_t kl2 = kname(k2, "k", (int)frand_below(200));
+            if (n && !db_lookup(d, k2, kl2)) db_insert_node(d, db_unlink_node(d, k, kl), k2, kl2);
+            break;
+        }
+        case 7: /* MOVE */
+            if (n && !db_lookup(o, k, kl)) db_insert_node(o, db_unlink_node(d, k, kl), k, kl);
+            break;
+        case 8: srv.now_ms += (int64_t)frand_below(50); db_active_expire(1000); break;
+        case 9:
+            if (frand_below(50) == 0) db_swap(d0, d1);
+            else if (frand_below(200) == 0) db_flush(d);
+            else set_i(d, "k", i, T0 + 100000); /* same shape: overwritten in place */
+            break;
+        }
+        if (db_volatile_check(d0) || db_volatile_check(d1))
+            cr_assert_fail("volatile index out of step after step %d", step);
+    }
+    assert_expires_consistent(d0);
+    assert_expires_consistent(d1);
 }
 
 Test(db, active_expire_resets_avg_ttl_when_no_key_is_volatile) {

@@ -30,7 +30,7 @@ static void check(const dnode *n, uint32_t klen, uint32_t vlen, int exp, char kc
 Test(dnode, header_is_16_bytes_and_short_form_has_no_slot) {
     cr_assert_eq(sizeof(dnode), 16);
     cr_assert_eq(dn_size(16, 64, 0), 96, "16 B key + 64 B value: 96 bytes");
-    cr_assert_eq(dn_size(16, 64, 1), 104);
+    cr_assert_eq(dn_size(16, 64, 1), 108, "the expiry slot: int64 expiry + uint32 volatile-index position");
     cr_assert_eq(dn_size(255, 0, 0), 16 + 8 + 255, "a 255-byte key needs the wide slot");
     cr_assert_eq(dn_size(254, 65534, 0), 16 + 254 + 65534);
     cr_assert_eq(dn_size(0, 65535, 0), 16 + 8 + 65535);
