@@ -202,12 +202,11 @@ dnode *dict_random(dict *d);
 
 /* Sampling (maxmemory eviction), in the manner of Redis's dictGetSomeKeys:
  * walks buckets from a random index (jumping elsewhere after a run of empty
- * buckets) and stores up to `count` nodes whose flags include all of
- * `need_flags` (0 = any node; DN_EXPIRE = volatile keys only) in out[],
- * looking at no more than `max_buckets` buckets. Returns how many were
- * stored; may be fewer than asked (or 0) when matching nodes are rare. Cheap,
- * not uniform: neighbours in a bucket are taken together. */
-size_t dict_sample(dict *d, dnode **out, size_t count, uint8_t need_flags, size_t max_buckets);
+ * buckets) and stores up to `count` nodes in out[], looking at no more
+ * than `max_buckets` buckets. Returns how many were stored; may be fewer
+ * than asked (or 0) in a sparse table. Cheap, not uniform: neighbours in a
+ * bucket are taken together. (Volatile keys are sampled from db.h's index.) */
+size_t dict_sample(dict *d, dnode **out, size_t count, size_t max_buckets);
 
 /* Bytes of bucket arrays (for memory accounting). */
 size_t dict_overhead(const dict *d);

@@ -350,7 +350,7 @@ dnode *dict_random(dict *d) {
     return head;
 }
 
-size_t dict_sample(dict *d, dnode **out, size_t count, uint8_t need_flags, size_t max_buckets) {
+size_t dict_sample(dict *d, dnode **out, size_t count, size_t max_buckets) {
     if (dict_size(d) == 0 || count == 0) return 0;
     int tables = d->rehash_idx != -1 ? 2 : 1;
     size_t mask = hashmask(d->bits[0]);
@@ -375,7 +375,6 @@ size_t dict_sample(dict *d, dnode **out, size_t count, uint8_t need_flags, size_
             }
             emptylen = 0;
             for (; n; n = n->next) {
-                if ((n->flags & need_flags) != need_flags) continue;
                 out[stored++] = n;
                 if (stored == count) return stored;
             }

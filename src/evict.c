@@ -130,7 +130,7 @@ static void pool_populate(db *d, int policy) {
         if (policy_is_volatile(policy)) {
             for (size_t i = 0; i < batch; i++) s[i] = db_random_volatile(d);
         } else {
-            got = dict_sample(&d->keys, s, batch, 0, batch * SAMPLE_BUCKETS_PER_KEY);
+            got = dict_sample(&d->keys, s, batch, batch * SAMPLE_BUCKETS_PER_KEY);
         }
         for (size_t i = 0; i < got; i++) evpool_insert(&pool, node_rank(s[i], policy), d->id, dn_key(s[i]), dn_klen(s[i]));
         want -= batch;
