@@ -427,6 +427,23 @@ def test_redispy_expiry_active(ferry):
     assert r.dbsize() == 1
 
 
+def test_redispy_lone_expired_key_among_many_persistent_keys(ferry):
+    """Active expiry finds a single expired key however many keys have no
+    TTL (it walks the keys with a TTL, as Redis samples its expires table),
+    so it goes within a cycle or two instead of a pass over the keyspace."""
+    r = rpy(ferry)
+    with r.pipeline(transaction=False) as p:
+        for b in range(200):
+            p.mset({"p:%d" % i: "v" for i in range(b * 1000, (b + 1) * 1000)})
+        p.execute()
+    r.set("lone", "v", px=50)
+    deadline = time.monotonic() + 3
+    while r.dbsize() > 200000 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert r.dbsize() == 200000
+    assert int(r.info("stats")["expired_keys"]) == 1
+
+
 def test_redispy_resp3(ferry):
     r = rpy(ferry, protocol=3, decode_responses=True)
     hello = r.execute_command("HELLO", "3")
