@@ -25,7 +25,8 @@ enum { ENC_HT = 2, ENC_INTSET = 5, ENC_SKIPLIST = 6, ENC_QUICKLIST = 8, ENC_LIST
  * node records its own position (dn_vidx), so adding, dropping and moving
  * an entry are O(1) and a uniform random volatile key is one array read.
  * Active expiry walks the array, and the volatile-* eviction policies
- * sample it, however few of the keys have a TTL. */
+ * sample it, however few of the keys have a TTL. Positions are 32-bit: up
+ * to 2^32 volatile keys per database (some 400 GB of keys). */
 typedef struct db {
     dict keys;
     int id;
