@@ -171,13 +171,17 @@ static void protocol_error(client *c) {
  *     it is parsed only when it is next);
  *   - at a protocol error or an incomplete request (an error is reported only
  *     when the request is reached in order);
- *   - after a request with more than WIN_ARGS arguments (its spans stay in
- *     the parser's argv, which the next parse would overwrite).
+ *   - after a request with more than WIN_ARGS arguments when the window's
+ *     pool of WIN_POOL spans cannot take its arguments (they then stay in
+ *     the parser's argv, which the next parse would overwrite). A request
+ *     with up to WIN_ARGS arguments keeps its spans in its own entry; a
+ *     longer one (SET k v EX 10, HSET k f v, ZADD k s m) in the pool.
  * Before each request the close flags and the output high-water mark are
  * checked as before; stopping early forgets the parsed-ahead requests (the
  * parser is reset and they are parsed again when execution resumes). */
 #define WIN_MAX 16
 #define WIN_ARGS 3 /* window_add copies exactly 3 */
+#define WIN_POOL 64 /* spans for the window's requests with more than WIN_ARGS arguments */
 _Static_assert(WIN_ARGS <= ARGV_INITIAL, "window_add copies WIN_ARGS parser entries");
 
 typedef struct win_req {
@@ -186,13 +190,16 @@ typedef struct win_req {
     uint64_t hash;              /* dict_hash of argv[1], if hashed */
     int argc;
     int hashed;
-    span argv[WIN_ARGS];        /* argc > WIN_ARGS: the spans are in c->parser.argv */
+    span *args;                 /* all argc spans: argv, the window's pool, or NULL: still in c->parser.argv */
+    span argv[WIN_ARGS];        /* the first WIN_ARGS spans (command lookup) */
 } win_req;
 
 typedef struct window {
     int n;
+    int pooled;                 /* pool entries in use */
     ssize_t stop;               /* parse result that ended the window (< 0), or 0 */
     win_req req[WIN_MAX];
+    span pool[WIN_POOL];
 } window;
 
 static inline int must_stop(client *c) {
@@ -214,9 +221,16 @@ static int window_add(client *c, window *w, const char *base, size_t end, comman
     q->argv[0] = (span){base + a[0].off, a[0].len};
     q->argv[1] = (span){base + a[1].off, a[1].len};
     q->argv[2] = (span){base + a[2].off, a[2].len};
+    q->args = argc <= WIN_ARGS ? q->argv : NULL;
     q->cmd = *last = command_lookup_cached(*last, q->argv, argc);
     if (!command_batchable(q->cmd)) return 0;
-    if (argc > WIN_ARGS) return 0;
+    if (argc > WIN_ARGS) {
+        if (argc > WIN_POOL - w->pooled) return 0; /* stays in the parser's argv: the window ends here */
+        span *p = w->pool + w->pooled;
+        for (int i = 0; i < argc; i++) p[i] = (span){base + a[i].off, a[i].len};
+        w->pooled += argc;
+        q->args = p;
+    }
     if (!command_arity_ok(q->cmd, argc) || (c->flags & CF_MULTI) || !(c->flags & CF_AUTHENTICATED)) return 1;
     q->hash = dict_hash(q->argv[1].p, q->argv[1].len);
     q->hashed = 1;
@@ -228,6 +242,7 @@ static int window_add(client *c, window *w, const char *base, size_t end, comman
 static void window_fill(client *c, window *w, char *buf, size_t pos, size_t len, const resp_limits *lim) {
     command *last = c->lastcmd;
     w->n = 0;
+    w->pooled = 0;
     w->stop = 0;
     while (w->n < WIN_MAX && pos < len) {
         if (w->n > 0 && buf[pos] != '*') break;
@@ -250,7 +265,7 @@ static void window_fill(client *c, window *w, char *buf, size_t pos, size_t len,
         if (w->req[i].hashed) dict_prefetch_node(&c->db->keys, w->req[i].hash);
 }
 
-/* Copy the arguments of a request with more than WIN_ARGS of them (the last
+/* Copy the arguments of a request whose spans are still in the parser (the last
  * of its window) from the parser into c->argv. */
 static void copy_parser_argv(client *c, const char *base) {
     size_t argc = c->parser.argc;
@@ -274,15 +289,16 @@ static void dispatch_req(client *c, win_req *q) {
 }
 
 /* Run one request of the window (it starts at buf + off). Its spans are lent
- * to c->argv for the call, or, past WIN_ARGS, copied from the parser. */
+ * to c->argv for the call, or, when they are still in the parser's argv,
+ * copied from there. */
 static void window_exec(client *c, win_req *q, const char *buf, size_t off) {
-    if (q->argc > WIN_ARGS) {
+    if (!q->args) {
         copy_parser_argv(c, buf + off);
         dispatch_req(c, q);
         return;
     }
     span *own = c->argv;
-    c->argv = q->argv;
+    c->argv = q->args;
     dispatch_req(c, q);
     c->argv = own;
 }

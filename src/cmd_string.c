@@ -164,8 +164,10 @@ static void set_generic(client *c, unsigned f, span key, span val, int64_t expir
         if (old && !string_or_wrongtype(c, old)) return;
         if (old) reply_bulk(c, dn_val(old), dn_vlen(old));
         else reply_null(c);
-    } else {
+    } else if ((f & (SF_NX | SF_XX | SF_KEEPTTL)) || evict_lfu_active()) {
         old = db_lookup_write(c->db, key.p, key.len);
+    } else {
+        old = NULL; /* nothing depends on the old value: db_set_string finds it (one lookup, as SET k v) */
     }
     if (((f & SF_NX) && old) || ((f & SF_XX) && !old)) {
         if (setnx) reply_int(c, 0);

@@ -640,6 +640,30 @@ Test(client, batched_window_mixes_simple_and_special_commands) {
     free(b.p);
 }
 
+/* Requests with more than WIN_ARGS arguments keep their spans in the
+ * window's pool (WIN_POOL spans) and the window goes on; the one that no
+ * longer fits ends the window from the parser's argv. Twelve 5-argument
+ * SETs fill 60 of the 64 spans, so the 13th and the long MSET each end a
+ * window; arity errors and option errors among them stay in order. */
+Test(client, batched_window_pools_long_requests) {
+    static const char *const reqs[] = {
+        "SET k0 v0 EX 100", "SET k1 v1 EX 100", "SET k2 v2 PX 100000", "SET k3 v3 EX 100", "GET k0",
+        "SET k4 v4 EX 100", "SET k5 v5 EX 100", "SET k6 v6 NX EX 100", "SET k0 again XX", "SET k7 v7 EX 0",
+        "SET k8 v8 EX 100", "SET k9 v9 EX 100", "HSET hh f v", "SET k10 v10 EX 100", "SET k11 v11 EX 100",
+        "SET k12 v12 EX 100", "SET k13 v13 EX 100", "GET k12 extra args here", "TTL k13", "GET k0",
+        "MSET a 1 b 2 c 3 d 4 e 5 f 6 g 7 h 8 i 9 j 10 k 11 l 12 m 13 n 14 o 15", "MGET a o k7 k6",
+        "ZADD z 1 x 2 y 3 w", "ZRANGE z 0 -1 WITHSCORES", "HGET hh f", "SET k2 v2b EX 100 GET", "PTTL k0",
+        NULL,
+    };
+    buf b = check_batched(reqs);
+    expect_contains(b, "+OK\r\n+OK\r\n+OK\r\n+OK\r\n$2\r\nv0\r\n+OK\r\n+OK\r\n+OK\r\n+OK\r\n"
+                       "-ERR invalid expire time in 'set' command\r\n+OK\r\n+OK\r\n:1\r\n");
+    expect_contains(b, "-ERR wrong number of arguments for 'get' command\r\n:100\r\n$5\r\nagain\r\n+OK\r\n");
+    expect_contains(b, "*4\r\n$1\r\n1\r\n$2\r\n15\r\n$-1\r\n$2\r\nv6\r\n:3\r\n");
+    expect_contains(b, "$1\r\nv\r\n$2\r\nv2\r\n:-1\r\n");
+    free(b.p);
+}
+
 Test(client, batched_window_with_multi_in_the_middle) {
     static const char *const reqs[] = {
         "SET k 1", "GET k", "MULTI", "INCR k", "GET k", "SET k2 v", "EXEC", "GET k", "GET k2",
