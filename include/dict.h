@@ -179,6 +179,22 @@ DICT_PREFETCH_FN dict_prefetch_node(const dict *d, uint64_t hash) {
     }
 }
 
+/* The third stage, once the chain heads have arrived: the second node of
+ * each chain (at load factor 2 the key is often not the head) and, for a
+ * head whose value is a pointer (a collection), the structure it points to. */
+DICT_PREFETCH_FN dict_prefetch_next(const dict *d, uint64_t hash) {
+    for (int t = 0; t < 2 && d->table[t]; t++) {
+        const dnode *n = d->table[t][hash & hashmask(d->bits[t])];
+        if (!n) continue;
+        if (n->next) __builtin_prefetch(n->next);
+        if (n->type != 0) { /* not OBJ_STRING (db.h): the value area holds a pointer */
+            const void *p;
+            __builtin_memcpy(&p, dn_val(n), sizeof p);
+            __builtin_prefetch(p);
+        }
+    }
+}
+
 /* Remove the node with this key and return it (NULL if absent). */
 dnode *dict_unlink(dict *d, const char *key, size_t klen);
 

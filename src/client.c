@@ -263,6 +263,8 @@ static void window_fill(client *c, window *w, char *buf, size_t pos, size_t len,
     }
     for (int i = 0; i < w->n; i++) /* the bucket lines requested first have arrived by now */
         if (w->req[i].hashed) dict_prefetch_node(&c->db->keys, w->req[i].hash);
+    for (int i = 0; i < w->n; i++) /* ... and the heads by now */
+        if (w->req[i].hashed) dict_prefetch_next(&c->db->keys, w->req[i].hash);
 }
 
 /* Copy the arguments of a request whose spans are still in the parser (the last
