@@ -34,6 +34,9 @@ typedef struct server_stats {
     uint64_t reads;                 /* read() calls on client sockets */
     uint64_t writes;                /* writev() calls on client sockets */
     uint64_t active_expire_cycles;
+    uint64_t expire_cycle_us;       /* time spent in active expiry cycles */
+    uint64_t expire_time_cap_count; /* cycles that ran out of their time budget */
+    double expired_stale_perc;      /* moving average of the expired share of keys a cycle met (0..1) */
     uint64_t batches;               /* reads that yielded >= 1 command */
     uint64_t batch_cmds;            /* commands executed from those reads */
     uint64_t out_high_water;        /* most bytes ever staged in one output ring */

@@ -333,8 +333,10 @@ int g_active_expire_enabled = 1;
 #define EXPIRE_STALE_PCT   10
 #define EXPIRE_PASS_CYCLES 300
 
-/* One db's share of a cycle; returns 0 once the time budget is spent. */
-static int expire_db(db *d, int64_t start, long budget_us) {
+/* One db's share of a cycle; returns 0 once the time budget is spent. The
+ * keys looked at and the expired ones among them are added to *met and
+ * *stale. */
+static int expire_db(db *d, int64_t start, long budget_us, long *met, long *stale) {
     size_t min_keys = d->expires / EXPIRE_PASS_CYCLES, visited = 0;
     double ttl_sum = 0; /* double: TTLs up to 2^63 ms must not overflow */
     long ttl_samples = 0;
@@ -357,6 +359,8 @@ static int expire_db(db *d, int64_t start, long budget_us) {
             }
         }
         visited += (size_t)sampled;
+        *met += sampled;
+        *stale += expired;
         if (ev_mono_us() - start > budget_us) { in_time = 0; break; }
         if (d->expires == 0) break;
         if ((visited >= min_keys || visited >= d->expires) && expired * 100 <= sampled * EXPIRE_STALE_PCT) break;
@@ -376,14 +380,23 @@ void db_active_expire(long budget_us) {
     static int next_db; /* rotate the starting db so a big db 0 cannot starve the others */
     int first = next_db;
     next_db = (next_db + 1) % ndbs;
+    long met = 0, stale = 0;
     for (int k = 0; k < ndbs; k++) {
         db *d = &dbs[(first + k) % ndbs];
         if (d->expires == 0) {
             d->avg_ttl = 0;         /* as Redis: no volatile key, no estimate */
             continue;
         }
-        if (!expire_db(d, start, budget_us)) break;
+        if (!expire_db(d, start, budget_us, &met, &stale)) {
+            srv.stats.expire_time_cap_count++;
+            break;
+        }
     }
+    /* INFO stats, as Redis computes them: cycle time, and the expired share
+     * of the keys met, smoothed over about 20 cycles */
+    srv.stats.expire_cycle_us += (uint64_t)(ev_mono_us() - start);
+    double perc = met ? (double)stale / (double)met : 0.0;
+    srv.stats.expired_stale_perc = perc * 0.05 + srv.stats.expired_stale_perc * 0.95;
 }
 
 void db_cron_rehash(long budget_us) {

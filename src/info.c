@@ -298,15 +298,17 @@ static void sec_stats(sbuf *b) {
               "instantaneous_input_kbps:%.2f\r\ninstantaneous_output_kbps:%.2f\r\n"
               "instantaneous_input_repl_kbps:0.00\r\ninstantaneous_output_repl_kbps:0.00\r\n"
               "rejected_connections:%llu\r\nsync_full:0\r\nsync_partial_ok:0\r\nsync_partial_err:0\r\n"
-              "expired_keys:%llu\r\nexpired_stale_perc:0.00\r\nexpired_time_cap_reached_count:0\r\n"
-              "expire_cycle_cpu_milliseconds:0\r\nevicted_keys:%llu\r\nevicted_clients:0\r\n"
+              "expired_keys:%llu\r\nexpired_stale_perc:%.2f\r\nexpired_time_cap_reached_count:%llu\r\n"
+              "expire_cycle_cpu_milliseconds:%llu\r\nevicted_keys:%llu\r\nevicted_clients:0\r\n"
               "total_eviction_exceeded_time:%llu\r\ncurrent_eviction_exceeded_time:%llu\r\n"
               "keyspace_hits:%llu\r\nkeyspace_misses:%llu\r\n",
               (unsigned long long)s->numconnections, (unsigned long long)s->numcommands,
               metric_get(&metrics[MET_OPS]), (unsigned long long)s->net_input_bytes,
               (unsigned long long)s->net_output_bytes, (double)metric_get(&metrics[MET_NET_IN]) / 1024,
               (double)metric_get(&metrics[MET_NET_OUT]) / 1024, (unsigned long long)s->rejected_conn,
-              (unsigned long long)s->expiredkeys, (unsigned long long)s->evictedkeys,
+              (unsigned long long)s->expiredkeys, s->expired_stale_perc * 100,
+              (unsigned long long)s->expire_time_cap_count, (unsigned long long)(s->expire_cycle_us / 1000),
+              (unsigned long long)s->evictedkeys,
               (unsigned long long)evict_exceeded_total_ms(), (unsigned long long)evict_exceeded_current_ms(),
               (unsigned long long)s->keyspace_hits, (unsigned long long)s->keyspace_misses);
     sb_addf(b,

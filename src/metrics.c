@@ -170,6 +170,10 @@ static void render_metrics(sbuf *b) {
     scalar(b, "ferry_net_output_bytes_total", "counter", "Bytes written to client sockets.", s->net_output_bytes);
     scalar(b, "ferry_active_expire_cycles_total", "counter", "Active expiry cycles run by the cron.",
            s->active_expire_cycles);
+    scalar(b, "ferry_active_expire_time_cap_reached_total", "counter",
+           "Active expiry cycles that ran out of their time budget.", s->expire_time_cap_count);
+    family(b, "ferry_active_expire_cpu_seconds_total", "counter", "Time spent in active expiry cycles.");
+    sb_addf(b, "ferry_active_expire_cpu_seconds_total %.6f\n", (double)s->expire_cycle_us / 1e6);
     scalar(b, "ferry_output_ring_high_water_bytes", "gauge",
            "Most bytes staged in one connection's output ring since start (or CONFIG RESETSTAT).", high_water);
     family(b, "ferry_syscalls_total", "counter", "System calls of the network path.");

@@ -11,6 +11,7 @@
  */
 #include <criterion/criterion.h>
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -448,6 +449,33 @@ Test(db, volatile_index_survives_random_operations) {
     }
     assert_expires_consistent(d0);
     assert_expires_consistent(d1);
+}
+
+/* INFO stats of the cycle, computed as Redis does: expired_stale_perc is a
+ * moving average (weight 0.05 per cycle) of the expired share of the keys a
+ * cycle looked at; a cycle that runs out of time counts in
+ * expired_time_cap_reached_count; expire_cycle_cpu_milliseconds adds up the
+ * cycles' time. */
+Test(db, active_expire_info_stats) {
+    for (int i = 0; i < 50000; i++) {
+        set_i(d0, "dead", i, T0 + 1);
+        set_i(d0, "live", i, T0 + 100000000);
+    }
+    srv.now_ms = T0 + 1000;
+    db_active_expire(0); /* no time at all: one round, then the budget is spent */
+    cr_assert_eq(srv.stats.expire_time_cap_count, 1);
+    double first = srv.stats.expired_stale_perc;
+    cr_assert(first > 0.0 && first <= 0.05, "one cycle that met expired keys: %f", first);
+    db_active_expire(100000000);
+    cr_assert_eq(srv.stats.expire_time_cap_count, 1, "a cycle with time to spare is not capped");
+    cr_assert_eq(d0->expires, 50000);
+    cr_assert_gt(srv.stats.expired_stale_perc, first);
+    cr_assert_gt(srv.stats.expire_cycle_us, 0);
+    double before = srv.stats.expired_stale_perc;
+    for (int i = 0; i < 20; i++) db_active_expire(100000000);
+    double want = before * pow(0.95, 20);
+    cr_assert(fabs(srv.stats.expired_stale_perc - want) < 1e-9, "no stale key met: decays to %f, got %f", want,
+              srv.stats.expired_stale_perc);
 }
 
 Test(db, active_expire_resets_avg_ttl_when_no_key_is_volatile) {
