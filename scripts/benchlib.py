@@ -533,6 +533,16 @@ def write_results(out_dir: Path, name: str, columns: list, rows: list, t0: float
     return 0 if rows else 1
 
 
+def report_runs(name: str, count: int, path, t0: float, failures: list) -> int:
+    """Log how many rows went to path and every failed run; return the
+    script's exit status: 1 if any run failed or no row was written."""
+    log("%s: wrote %d rows to %s in %s; %d failed runs"
+        % (name, count, path, human_secs(time.monotonic() - t0), len(failures)))
+    for f in failures:
+        log("  failed: %s" % (f,))
+    return 1 if failures or count == 0 else 0
+
+
 def run_main(main) -> None:
     """Entry point of the experiment scripts: exit with main()'s status;
     Ctrl-C exits 130 (servers are stopped by the atexit/signal handlers)."""

@@ -411,11 +411,7 @@ def main(argv=None) -> int:
     summarize([dict(r, requests=args.requests) for r in rows])
     for name, why in sorted(unavailable.items()):
         bl.log("ceiling: %s not measured: %s" % (name, why))
-    bl.log("ceiling: wrote %d rows to %s in %s; %d failed runs"
-           % (sink.count, out_path, bl.human_secs(time.monotonic() - t0), len(failures)))
-    for f in failures:
-        bl.log("  failed: %s" % (f,))
-    return 1 if failures or sink.count == 0 else 0
+    return bl.report_runs("ceiling", sink.count, out_path, t0, failures)
 
 
 if __name__ == "__main__":

@@ -350,11 +350,7 @@ def main(argv=None) -> int:
         ended = bl.utc_now()
         bl.record_window(out_dir, "sweep_%s" % tag, started, ended, pinning=bl.pinning_description(pin),
                          clients=[c for c, _ in clients], rows=sink.count)
-    bl.log("sweep: wrote %d rows to %s in %s; %d failed runs"
-           % (sink.count, out_path, bl.human_secs(time.monotonic() - t_start), len(failures)))
-    for f in failures:
-        bl.log("  failed: %s" % (f,))
-    return 1 if failures or sink.count == 0 else 0
+    return bl.report_runs("sweep", sink.count, out_path, t_start, failures)
 
 
 if __name__ == "__main__":
