@@ -92,9 +92,7 @@ size_t db_volatile_check(db *d) {
         dnode *n = d->vol[i];
         if (!(n->flags & DN_EXPIRE) || dn_vidx(n) != i || dict_find(&d->keys, dn_key(n), dn_klen(n)) != n) bad++;
     }
-    unsigned long cursor = 0;
-    do cursor = dict_scan(&d->keys, cursor, count_volatile, &in_table);
-    while (cursor);
+    dict_foreach(&d->keys, count_volatile, &in_table);
     return bad + (in_table != d->expires);
 }
 

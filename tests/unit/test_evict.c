@@ -241,7 +241,7 @@ static dnode *put(db *d, int i, int64_t exp, size_t vlen) {
     return db_set_string(d, k, kname(k, i), v, vlen, exp);
 }
 
-Test(evict, sample_stays_within_its_bucket_budget) {
+Test(evict, sample_returns_live_nodes_up_to_count) {
     for (int i = 0; i < 2000; i++) put(d0, i, -1, 8);
     dnode *out[64];
     cr_assert_eq(dict_sample(&d1->keys, out, 5, 50), 0, "empty dict");
