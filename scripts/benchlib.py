@@ -297,7 +297,8 @@ def _kill_leftovers() -> None:
 
 
 # --------------------------------------------------------------------- RESP helpers
-def _resp(*args) -> bytes:
+def encode_command(*args) -> bytes:
+    """One RESP multibulk request (str/int arguments are UTF-8 encoded)."""
     out = [b"*%d\r\n" % len(args)]
     for a in args:
         if not isinstance(a, bytes):
@@ -310,7 +311,7 @@ def command(port: int, *args, timeout: float = 10.0) -> bytes:
     """Send one command, return the raw first reply line (enough for
     integer/simple replies such as DBSIZE, FLUSHALL)."""
     with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
-        s.sendall(_resp(*args))
+        s.sendall(encode_command(*args))
         data = b""
         while b"\r\n" not in data:
             chunk = s.recv(4096)

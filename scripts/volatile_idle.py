@@ -21,11 +21,6 @@ import time
 import benchlib as bl
 
 
-def request(i: int, ttl: bool) -> str:
-    args = ["SET", "key:%012d" % i, "v" * 64] + (["EX", "100000"] if ttl else [])
-    return "*%d\r\n" % len(args) + "".join("$%d\r\n%s\r\n" % (len(a), a) for a in args)
-
-
 def cpu_ticks(pid: int) -> int:
     fields = open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()
     return int(fields[11]) + int(fields[12])
@@ -43,7 +38,8 @@ def main() -> int:
     ap.add_argument("--idle", type=float, default=10.0, help="seconds of idle CPU measurement")
     ap.add_argument("--persistent", action="store_true", help="keys without a TTL")
     a = ap.parse_args()
-    data = "".join(request(i, not a.persistent) for i in range(a.keys)).encode()
+    ttl = [] if a.persistent else ["EX", "100000"]
+    data = b"".join(bl.encode_command("SET", "key:%012d" % i, "v" * 64, *ttl) for i in range(a.keys))
     cli = bl.which("redis-cli")
     for kind in ("redis", "ferry"):
         with bl.Server(kind, bl.server_binary(kind), pin=False) as srv:
