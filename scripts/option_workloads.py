@@ -23,7 +23,6 @@ with SET ... EX, so that path is measured here on its own.
 from __future__ import annotations
 
 import argparse
-import re
 import statistics
 import time
 from pathlib import Path
@@ -44,15 +43,13 @@ def run_one(binary: str, port: int, args: list, clients: int, pipeline: int, req
             pin: bool) -> dict:
     argv = bl.pin_prefix("client", pin) + [binary, "-h", "127.0.0.1", "-p", str(port), "-c", str(clients),
                                            "-n", str(requests), "-P", str(pipeline), "-r", str(keyspace),
-                                           "-q"] + args
+                                           "-q", "--csv"] + args
     res = bl.run_process(argv, 60.0 + requests / 5000.0, "redis-benchmark")
-    out = res["stdout"].replace("\r", "\n")
-    m = re.findall(r"([\d.]+) requests per second(?:, p50=([\d.]+) msec)?", out)
-    if res["returncode"] != 0 or not m:
+    rows = bl.parse_bench_csv(res["stdout"])
+    if res["returncode"] != 0 or not rows:
         raise RuntimeError("redis-benchmark failed (exit %s): %s\n%s" % (res["returncode"], " ".join(argv),
-                                                                       (out + res["stderr"])[-500:]))
-    rps, p50 = m[-1]
-    return {"rps": float(rps), "p50_ms": float(p50) if p50 else ""}
+                                                                       (res["stdout"] + res["stderr"])[-500:]))
+    return {"rps": rows[-1]["rps"], "p50_ms": rows[-1]["p50_ms"]}
 
 
 def main() -> int:
