@@ -23,7 +23,7 @@ typedef struct span {
 #define CF_DIRTY_CAS         0x0008   /* a watched key was touched */
 #define CF_DIRTY_EXEC        0x0010   /* a command failed to queue */
 #define CF_PENDING_WRITE     0x0020   /* on srv.pending_write */
-#define CF_READ_PAUSED       0x0040   /* backpressure: not reading */
+#define CF_INPUT_DEFERRED    0x0040   /* on srv.deferred_input: its pass used its output budget */
 #define CF_REPLY_OFF         0x0080   /* CLIENT REPLY OFF */
 #define CF_REPLY_SKIP_NEXT   0x0100   /* CLIENT REPLY SKIP (armed) */
 #define CF_REPLY_SKIP        0x0200   /* skip this command's reply */
@@ -81,6 +81,7 @@ typedef struct client {
     /* lists */
     struct client *prev, *next;     /* srv.clients */
     struct client *next_pending;    /* srv.pending_write */
+    struct client *next_deferred;   /* srv.deferred_input */
     struct client *next_close;      /* srv close-async list */
 } client;
 
@@ -98,9 +99,15 @@ void client_set_db(client *c, int id);
 /* requirepass is set and the client has not authenticated (Redis's
  * authRequired): tighter request and output limits apply. */
 int client_auth_required(const client *c);
+/* Bytes the client holds: the struct, its buffers and arrays (INFO's
+ * mem_clients_normal, CLIENT LIST's tot-mem, maxmemory-clients). */
+size_t client_memory_usage(const client *c);
 /* Human readable "id=.. addr=.. ..." line as CLIENT LIST prints. */
 size_t client_info_line(client *c, char *buf, size_t cap);
-void client_update_backpressure(client *c);
+/* Run one more pass over the input of every client whose last pass used its
+ * output budget (CF_INPUT_DEFERRED); called once per loop iteration before
+ * the flush. A client that uses its budget again is deferred again. */
+void clients_process_deferred(void);
 
 /* listening/accept */
 int net_listen_all(void);

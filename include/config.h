@@ -45,6 +45,7 @@ typedef struct ferry_config {
     int metrics_port;               /* 0 = disabled */
     int busy_poll_us;               /* longest spin before sleeping in the poll, 0 = never spin */
     unsigned long long maxmemory;
+    long long maxmemory_clients;    /* bytes, or -N for N% of maxmemory (as Redis keeps it); 0 = no client eviction */
     int maxmemory_policy;           /* index into the policy names, 0 = noeviction */
     int maxmemory_samples;
     int maxmemory_eviction_tenacity;    /* 0..100: time budget of one eviction run */

@@ -42,6 +42,7 @@ typedef struct evloop {
     long long next_timer_id;
     int stop;
     ev_hook_fn *before_sleep;
+    int dont_wait;              /* set by before_sleep: poll without blocking this once (work is pending) */
     void *backend;              /* backend state (epoll fd / kqueue fd + event array) */
     uint64_t polls;             /* number of epoll_wait / kevent calls */
     /* Busy polling before sleeping. Waking a thread that sleeps in the poll

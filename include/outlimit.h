@@ -33,6 +33,9 @@ static inline int client_output_over_limits(client *c) { return client_output_ov
  * is (now or already) scheduled for closing, else 0. Fake clients (no
  * socket: tests, fuzzing) are never closed. */
 int client_check_output_limits_extra(client *c, size_t extra);
+/* The same from the clients cron: a breach is logged as "closed", as Redis's
+ * cron logs it. */
+int client_check_output_limits_cron(client *c);
 
 /* The same, answered inline in the common case: output within the static
  * allowance breaks no limit, and with no soft-limit timer running there is

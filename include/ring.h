@@ -2,7 +2,7 @@
  *
  * Replies are appended at head and written from tail with at most two iovecs
  * (the ring may wrap). When full, the ring grows (power-of-two capacity,
- * contents linearised); it never drops bytes. The caller enforces limits.
+ * reallocated in place); it never drops bytes. The caller enforces limits.
  */
 #ifndef FERRY_RING_H
 #define FERRY_RING_H

@@ -23,6 +23,7 @@ typedef struct server_stats {
     uint64_t rejected_conn;
     uint64_t expiredkeys;
     uint64_t evictedkeys;
+    uint64_t evicted_clients;           /* closed by maxmemory-clients (client_evict.c) */
     uint64_t eviction_exceeded_us;      /* total time over maxmemory (evict.c) */
     int64_t eviction_exceeded_since_us; /* monotonic start of the current excess, 0 = none */
     uint64_t keyspace_hits;
@@ -55,6 +56,8 @@ typedef struct server {
     uint64_t next_client_id;
     struct client *pending_write;   /* singly linked list of clients with staged output */
     struct client *current_client;
+    int client_mem_grew;            /* a client's buffers grew since the last eviction check (client_evict.c) */
+    struct client *deferred_input;  /* clients with input left after a pass used its budget (client.c) */
     struct client *close_list;      /* clients to free before sleeping */
     size_t blocked_clients;
     /* time */

@@ -7,12 +7,26 @@
  * pipelined case never copies. Replies are staged in the client's output
  * ring and written by clients_flush_pending() once per loop iteration.
  *
- * Backpressure: when a client's staged output passes OUT_HIGH_WATER the
- * client stops executing its remaining input and its socket is not read
- * until the output drains below OUT_LOW_WATER. Replies are never dropped.
+ * A client is never stalled because its replies are unread: clients such
+ * as redis-py, go-redis and Jedis write a whole pipeline before reading any
+ * reply, so a server that stopped reading until its output drained would
+ * deadlock with them once both socket buffers are full. Memory is bounded
+ * as Redis bounds it: client-output-buffer-limit per class (outlimit.c),
+ * maxmemory-clients (client eviction) and maxmemory, which counts every
+ * client buffer.
+ *
+ * Fairness: one pass over a client's input stops once it has staged
+ * PASS_OUTPUT_BUDGET bytes of replies. The rest of its input is then
+ * deferred (CF_INPUT_DEFERRED, on srv.deferred_input): its socket is not
+ * read, and clients_process_deferred() runs another pass at the end of the
+ * loop iteration, after every other ready client has had its turn, while
+ * the loop polls without sleeping. The output is flushed between passes,
+ * so a client asking for gigabytes costs the others one pass of about a
+ * megabyte of copying per iteration. Replies are never dropped.
  */
 #include "client.h"
 #include "blocking.h"
+#include "client_evict.h"
 #include "command.h"
 #include "db.h"
 #include "latency.h"
@@ -29,8 +43,7 @@
 
 #define READ_CHUNK (16 * 1024)
 #define SHARED_QBUF (64 * 1024)
-#define OUT_HIGH_WATER (1024 * 1024)
-#define OUT_LOW_WATER (256 * 1024)
+#define PASS_OUTPUT_BUDGET (1024 * 1024) /* reply bytes one pass over a client's input may stage */
 #define ARGV_INITIAL 8
 
 static char shared_qbuf[SHARED_QBUF];
@@ -73,10 +86,19 @@ static void unlink_pending(client *c) {
     c->flags &= ~CF_PENDING_WRITE;
 }
 
+static void unlink_deferred(client *c) {
+    if (!(c->flags & CF_INPUT_DEFERRED)) return;
+    client **pp = &srv.deferred_input;
+    while (*pp && *pp != c) pp = &(*pp)->next_deferred;
+    if (*pp) *pp = c->next_deferred;
+    c->flags &= ~CF_INPUT_DEFERRED;
+}
+
 void client_free(client *c) {
     if (srv.current_client == c) srv.current_client = NULL;
     unblock_client(c, UNBLOCK_DISCONNECT);
     unlink_pending(c);
+    unlink_deferred(c);
     if (c->flags & CF_CLOSE_ASAP) {
         client **pp = &srv.close_list;
         while (*pp && *pp != c) pp = &(*pp)->next_close;
@@ -122,16 +144,25 @@ void client_mark_pending(client *c) {
     srv.pending_write = c;
 }
 
-static int over_high_water(client *c) { return ring_used(&c->out) > OUT_HIGH_WATER; }
+/* The rest of c's input waits for clients_process_deferred() (see the top). */
+static void defer_input(client *c) {
+    if (c->flags & CF_INPUT_DEFERRED) return;
+    c->flags |= CF_INPUT_DEFERRED;
+    c->next_deferred = srv.deferred_input;
+    srv.deferred_input = c;
+}
 
-void client_update_backpressure(client *c) {
-    if (c->fd < 0) return;
-    if (!(c->flags & CF_READ_PAUSED) && over_high_water(c)) {
-        c->flags |= CF_READ_PAUSED;
-        ev_del(srv.el, c->fd, EV_READABLE);
-    } else if ((c->flags & CF_READ_PAUSED) && ring_used(&c->out) < OUT_LOW_WATER) {
-        c->flags &= ~CF_READ_PAUSED;
-        ev_add(srv.el, c->fd, EV_READABLE, client_readable, c);
+void clients_process_deferred(void) {
+    client *list = srv.deferred_input;
+    srv.deferred_input = NULL; /* a pass that uses its budget again defers the client anew */
+    while (list) {
+        client *c = list;
+        list = c->next_deferred;
+        c->flags &= ~CF_INPUT_DEFERRED;
+        if (c->flags & (CF_CLOSE_ASAP | CF_BLOCKED)) continue;
+        srv.current_client = c;
+        client_process_input(c);
+        srv.current_client = NULL;
     }
 }
 
@@ -176,7 +207,7 @@ static void protocol_error(client *c) {
  *     the parser's argv, which the next parse would overwrite). A request
  *     with up to WIN_ARGS arguments keeps its spans in its own entry; a
  *     longer one (SET k v EX 10, HSET k f v, ZADD k s m) in the pool.
- * Before each request the close flags and the output high-water mark are
+ * Before each request the close flags and the pass's output budget are
  * checked as before; stopping early forgets the parsed-ahead requests (the
  * parser is reset and they are parsed again when execution resumes). */
 #define WIN_MAX 16
@@ -195,6 +226,7 @@ typedef struct win_req {
 } win_req;
 
 typedef struct window {
+    size_t out_stop;            /* the pass stops once the output ring holds more than this */
     int n;
     int pooled;                 /* pool entries in use */
     ssize_t stop;               /* parse result that ended the window (< 0), or 0 */
@@ -202,8 +234,8 @@ typedef struct window {
     span pool[WIN_POOL];
 } window;
 
-static inline int must_stop(client *c) {
-    return (c->flags & (CF_CLOSE_AFTER_REPLY | CF_CLOSE_ASAP | CF_BLOCKED)) || over_high_water(c);
+static inline int must_stop(client *c, const window *w) {
+    return (c->flags & (CF_CLOSE_AFTER_REPLY | CF_CLOSE_ASAP | CF_BLOCKED)) || ring_used(&c->out) > w->out_stop;
 }
 
 /* Record the request the parser just completed (buf[off, end)): resolve its
@@ -309,7 +341,7 @@ static void window_exec(client *c, win_req *q, const char *buf, size_t off) {
 static int window_run(client *c, window *w, const char *buf, size_t *pos) {
     for (int i = 0; i < w->n; i++) {
         win_req *q = &w->req[i];
-        if (i > 0 && must_stop(c)) {
+        if (i > 0 && must_stop(c, w)) {
             resp_parser_reset(&c->parser); /* forget what was parsed ahead */
             return 0;
         }
@@ -320,13 +352,16 @@ static int window_run(client *c, window *w, const char *buf, size_t *pos) {
     return 1;
 }
 
-/* Parse and execute every complete request in buf[*pos, len). */
-static void process_buffer(client *c, char *buf, size_t *pos, size_t len) {
+/* Parse and execute the complete requests in buf[*pos, len), stopping early
+ * when the client closes or blocks, or when the pass has staged its output
+ * budget. Returns 1 if it stopped for the budget with input left. */
+static int process_buffer(client *c, char *buf, size_t *pos, size_t len) {
     resp_limits lim = {srv.cfg.proto_max_bulk_len, RESP_MAX_ARGS, RESP_INLINE_MAX, 0};
     uint64_t before = srv.stats.numcommands;
     window w;
+    w.out_stop = ring_used(&c->out) + PASS_OUTPUT_BUDGET;
     while (*pos < len) {
-        if (must_stop(c)) break;
+        if (must_stop(c, &w)) break;
         /* AUTH, HELLO and RESET end a window, so this is current for every
          * request the window parses */
         lim.unauthenticated = client_auth_required(c);
@@ -346,6 +381,8 @@ static void process_buffer(client *c, char *buf, size_t *pos, size_t len) {
         srv.stats.batch_cmds += ran;
         latency_record_batch(ran);
     }
+    return *pos < len && !(c->flags & (CF_CLOSE_AFTER_REPLY | CF_CLOSE_ASAP | CF_BLOCKED)) &&
+           ring_used(&c->out) > w.out_stop;
 }
 
 /* Keep bytes [from, len) of buf as the client's pending input. */
@@ -357,6 +394,7 @@ static void keep_tail(client *c, const char *buf, size_t from, size_t len) {
         zfree(c->qbuf);
         c->qbuf = zmalloc(cap);
         c->qcap = cap;
+        clients_memory_grew();
     }
     memmove(c->qbuf, buf + from, n);
     c->qpos = 0;
@@ -364,15 +402,14 @@ static void keep_tail(client *c, const char *buf, size_t from, size_t len) {
 }
 
 void client_process_input(client *c) {
-    if (c->qlen > c->qpos) {
-        process_buffer(c, c->qbuf, &c->qpos, c->qlen);
-        if (c->qpos == c->qlen) {
-            c->qpos = c->qlen = 0;
-        } else if (c->qpos > 0 && c->qcap - c->qlen < READ_CHUNK) {
-            keep_tail(c, c->qbuf, c->qpos, c->qlen); /* compaction only when room runs low */
-        }
+    if (c->qlen <= c->qpos) return;
+    int budget_spent = process_buffer(c, c->qbuf, &c->qpos, c->qlen);
+    if (c->qpos == c->qlen) {
+        c->qpos = c->qlen = 0;
+        return;
     }
-    client_update_backpressure(c);
+    if (c->qpos > 0 && c->qcap - c->qlen < READ_CHUNK) keep_tail(c, c->qbuf, c->qpos, c->qlen); /* compaction only when room runs low */
+    if (budget_spent) defer_input(c);
 }
 
 void client_feed(client *c, const char *p, size_t n) {
@@ -381,6 +418,7 @@ void client_feed(client *c, const char *p, size_t n) {
         while (cap - c->qlen < n) cap *= 2;
         c->qbuf = zrealloc(c->qbuf, cap);
         c->qcap = cap;
+        clients_memory_grew();
     }
     if (n) memcpy(c->qbuf + c->qlen, p, n);
     c->qlen += n;
@@ -395,6 +433,7 @@ static void read_failed(client *c, ssize_t n) {
 static void client_readable(evloop *el, int fd, void *data, int mask) {
     client *c = data;
     ssize_t n;
+    if (c->flags & CF_INPUT_DEFERRED) return; /* its next pass comes first (see the top) */
     srv.now_ms = ev_now_ms();
     srv.current_client = c;
     if (c->qlen == c->qpos) {
@@ -410,14 +449,16 @@ static void client_readable(evloop *el, int fd, void *data, int mask) {
         c->last_interaction_ms = srv.now_ms;
         c->qpos = c->qlen = 0;
         size_t pos = 0;
-        process_buffer(c, shared_qbuf, &pos, (size_t)n);
+        int budget_spent = process_buffer(c, shared_qbuf, &pos, (size_t)n);
         if (pos < (size_t)n) keep_tail(c, shared_qbuf, pos, (size_t)n);
+        if (budget_spent) defer_input(c);
     } else {
         if (c->qpos > 0 && c->qcap - c->qlen < READ_CHUNK) keep_tail(c, c->qbuf, c->qpos, c->qlen);
         if (c->qcap - c->qlen < READ_CHUNK) {
             size_t cap = c->qcap * 2;
             c->qbuf = zrealloc(c->qbuf, cap);
             c->qcap = cap;
+            clients_memory_grew();
         }
         n = read(fd, c->qbuf + c->qlen, c->qcap - c->qlen);
         srv.stats.reads++;
@@ -436,9 +477,7 @@ static void client_readable(evloop *el, int fd, void *data, int mask) {
             return;
         }
         client_process_input(c);
-        return;
     }
-    client_update_backpressure(c);
 }
 
 /* One writev. Returns -1 if the client was freed. */
@@ -475,10 +514,6 @@ static void after_write(client *c) {
     } else if (!(ev_get_mask(srv.el, c->fd) & EV_WRITABLE)) {
         ev_add(srv.el, c->fd, EV_WRITABLE, client_writable, c);
     }
-    if (c->flags & CF_READ_PAUSED) {
-        client_update_backpressure(c);
-        if (!(c->flags & CF_READ_PAUSED) && c->qlen > c->qpos) client_process_input(c);
-    }
 }
 
 static void client_writable(evloop *el, int fd, void *data, int mask) {
@@ -498,6 +533,13 @@ void clients_flush_pending(void) {
         if (client_write(c) == -1) continue;
         after_write(c);
     }
+}
+
+size_t client_memory_usage(const client *c) {
+    size_t m = sizeof *c + c->qcap + c->out.cap + c->argv_cap * sizeof(span) +
+               c->parser.argv_cap * sizeof(resp_arg) + (size_t)c->mcap * sizeof(multi_cmd);
+    if (c->name) m += strlen(c->name) + 1;
+    return m;
 }
 
 size_t client_info_line(client *c, char *buf, size_t cap) {
@@ -522,7 +564,7 @@ size_t client_info_line(client *c, char *buf, size_t cap) {
                      (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "",
                      (long long)((now - c->ctime_ms) / 1000), (long long)((now - c->last_interaction_ms) / 1000), flags,
                      c->db ? c->db->id : 0, subs.channels, subs.patterns, subs.shard,
-                     (c->flags & CF_MULTI) ? c->mcount : -1, c->qlen - c->qpos, c->qcap - c->qlen, c->qcap, c->qcap, c->out.used, c->out.cap + c->qcap + sizeof *c,
+                     (c->flags & CF_MULTI) ? c->mcount : -1, c->qlen - c->qpos, c->qcap - c->qlen, c->qcap, c->qcap, c->out.used, client_memory_usage(c),
                      (c->fd >= 0 && (ev_get_mask(srv.el, c->fd) & EV_WRITABLE)) ? "rw" : "r",
                      c->lastcmd ? c->lastcmd->fullname : "NULL", c->resp, c->lib_name ? c->lib_name : "",
                      c->lib_ver ? c->lib_ver : "");

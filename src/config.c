@@ -489,7 +489,7 @@ static const struct { unsigned char f; unsigned short off, size; } fields[] = {
     FLD(F_SET_INTSET_ENTRIES, set_max_intset_entries), FLD(F_ZSET_LP_ENTRIES, zset_max_listpack_entries),
     FLD(F_ZSET_LP_VALUE, zset_max_listpack_value), FLD(F_LIST_LP_SIZE, list_max_listpack_size),
     FLD(F_TENACITY, maxmemory_eviction_tenacity), FLD(F_LFU_LOG, lfu_log_factor), FLD(F_LFU_DECAY, lfu_decay_time),
-    FLD(F_BUSYPOLL, busy_poll_us),
+    FLD(F_BUSYPOLL, busy_poll_us), FLD(F_MAXMEMCLIENTS, maxmemory_clients),
 };
 
 /* 64-bit fields are read as their bit pattern (maxmemory is unsigned). */
@@ -552,6 +552,10 @@ static void value_of(const ferry_config *c, int r, sbuf *b) {
         cob_format(b, c->cob);
     } else if (d->type == CT_MEM) {
         sb_addf(b, "%llu", fld_get(c, d->fld));
+    } else if (d->type == CT_MEMPCT) {
+        long long v = (long long)fld_get(c, d->fld);
+        if (v < 0) sb_addf(b, "%lld%%", -v);
+        else sb_addf(b, "%lld", v);
     } else if (d->type == CT_BOOL) {
         sb_adds(b, fld_get(c, d->fld) ? "yes" : "no");
     } else if (d->type == CT_ENUM) {
@@ -720,6 +724,10 @@ void config_apply(ferry_config *cfg, int i, const char *canon) {
         cob_parse_into(canon, cfg->cob, err, sizeof err);
     } else if (d->type == CT_MEM) {
         fld_set(cfg, d->fld, strtoull(canon, NULL, 10));
+    } else if (d->type == CT_MEMPCT) {
+        size_t n = strlen(canon);
+        long long pct = n && canon[n - 1] == '%' ? strtoll(canon, NULL, 10) : 0;
+        fld_set(cfg, d->fld, pct ? (unsigned long long)-pct : strtoull(canon, NULL, 10));
     } else if (d->type == CT_BOOL) {
         fld_set(cfg, d->fld, !strcmp(canon, "yes"));
     } else if (d->type == CT_ENUM) {

@@ -116,7 +116,7 @@ const cdef config_defs[] = {
     S("masteruser", "", 0, NOF),
     I("maxclients", "10000", 1, 4294967295LL, 0, F_MAXCLIENTS),
     M("maxmemory", "0", 0, ULLONG_MAX, 0, F_MAXMEMORY),
-    X("maxmemory-clients", "0", CT_MEMPCT, NULL, 0, NOF),
+    X("maxmemory-clients", "0", CT_MEMPCT, NULL, 0, F_MAXMEMCLIENTS),
     I("maxmemory-eviction-tenacity", "10", 0, 100, 0, F_TENACITY),
     E("maxmemory-policy", "noeviction", "volatile-lru=4 volatile-lfu=5 volatile-random=6 volatile-ttl=7 "
       "allkeys-lru=1 allkeys-lfu=2 allkeys-random=3 noeviction=0", 0, F_POLICY),

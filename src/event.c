@@ -178,7 +178,8 @@ static int poll_events(evloop *el, long timeout) {
 }
 
 int ev_process(evloop *el) {
-    long timeout = ms_to_next_timer(el);
+    long timeout = el->dont_wait ? 0 : ms_to_next_timer(el);
+    el->dont_wait = 0;
     int n = poll_events(el, timeout);
     el->polls++;
     for (int i = 0; i < n; i++) {

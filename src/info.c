@@ -139,13 +139,6 @@ typedef struct memfig {
     size_t db_expires[64];          /* per-db volatile index (first 64 dbs) */
 } memfig;
 
-static size_t client_memory(const client *c) {
-    size_t m = sizeof *c + c->qcap + c->out.cap + c->argv_cap * sizeof(span) +
-               c->parser.argv_cap * sizeof(resp_arg) + (size_t)c->mcap * sizeof(multi_cmd);
-    if (c->name) m += strlen(c->name) + 1;
-    return m;
-}
-
 static void mem_figures(memfig *m) {
     memset(m, 0, sizeof *m);
     m->used = zmalloc_used();
@@ -154,7 +147,7 @@ static void mem_figures(memfig *m) {
     m->peak = srv.stat_peak_memory;
     if (!startup_memory) startup_memory = m->used;
     m->startup = startup_memory;
-    for (client *c = srv.clients; c; c = c->next) m->clients_normal += client_memory(c);
+    for (client *c = srv.clients; c; c = c->next) m->clients_normal += client_memory_usage(c);
     size_t dbs = 0;
     for (int i = 0; i < srv.dbnum; i++) {
         db *d = db_get(i);
@@ -299,7 +292,7 @@ static void sec_stats(sbuf *b) {
               "instantaneous_input_repl_kbps:0.00\r\ninstantaneous_output_repl_kbps:0.00\r\n"
               "rejected_connections:%llu\r\nsync_full:0\r\nsync_partial_ok:0\r\nsync_partial_err:0\r\n"
               "expired_keys:%llu\r\nexpired_stale_perc:%.2f\r\nexpired_time_cap_reached_count:%llu\r\n"
-              "expire_cycle_cpu_milliseconds:%llu\r\nevicted_keys:%llu\r\nevicted_clients:0\r\n"
+              "expire_cycle_cpu_milliseconds:%llu\r\nevicted_keys:%llu\r\nevicted_clients:%llu\r\n"
               "total_eviction_exceeded_time:%llu\r\ncurrent_eviction_exceeded_time:%llu\r\n"
               "keyspace_hits:%llu\r\nkeyspace_misses:%llu\r\n",
               (unsigned long long)s->numconnections, (unsigned long long)s->numcommands,
@@ -308,7 +301,7 @@ static void sec_stats(sbuf *b) {
               (double)metric_get(&metrics[MET_NET_OUT]) / 1024, (unsigned long long)s->rejected_conn,
               (unsigned long long)s->expiredkeys, s->expired_stale_perc * 100,
               (unsigned long long)s->expire_time_cap_count, (unsigned long long)(s->expire_cycle_us / 1000),
-              (unsigned long long)s->evictedkeys,
+              (unsigned long long)s->evictedkeys, (unsigned long long)s->evicted_clients,
               (unsigned long long)evict_exceeded_total_ms(), (unsigned long long)evict_exceeded_current_ms(),
               (unsigned long long)s->keyspace_hits, (unsigned long long)s->keyspace_misses);
     sb_addf(b,

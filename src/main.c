@@ -2,6 +2,7 @@
  * timer, signals, and clean shutdown. */
 #include "blocking.h"
 #include "client.h"
+#include "client_evict.h"
 #include "command.h"
 #include "config.h"
 #include "db.h"
@@ -60,7 +61,7 @@ static void clients_cron(void) {
             client_close_async(c);
             continue;
         }
-        client_check_output_limits(c);
+        client_check_output_limits_cron(c);
     }
 }
 
@@ -91,6 +92,7 @@ static long server_cron(evloop *el, long long id, void *data) {
     latency_monitor_add("expire-cycle", (uint64_t)(ev_mono_us() - expire_t0) / 1000);
     db_cron_rehash(1000);
     clients_cron();
+    clients_memory_grew(); /* a lowered maxmemory-clients, or growth no hook saw, is noticed within a cron period */
     blocking_handle_timeouts(srv.now_ms);
     size_t used = zmalloc_used();
     if (used > srv.stat_peak_memory) srv.stat_peak_memory = used;
@@ -114,9 +116,12 @@ static void free_closed_clients(void) {
 static void before_sleep(evloop *el) {
     el->busy_poll_us = srv.cfg.busy_poll_us;
     blocking_before_sleep();
+    clients_process_deferred();
+    clients_evict_for_memory();
     free_closed_clients();
     clients_flush_pending();
     free_closed_clients();
+    if (srv.deferred_input) el->dont_wait = 1; /* their next pass is due at once */
     if (got_signal && !srv.shutdown_asap) {
         server_log(LOG_WARNING_, "Received %s scheduling shutdown...", got_signal == SIGINT ? "SIGINT" : "SIGTERM");
         srv.shutdown_asap = 1;

@@ -1,16 +1,17 @@
 /* outlimit.c - output buffer limits (see outlimit.h).
  *
- * Why: replies are staged in a client's ring until the socket takes them.
- * Backpressure (client.c) stops reading a client whose ring passes 1 MB, so
- * a pipeline cannot grow it much further, but one command can still stage a
- * huge reply, and `client-output-buffer-limit` lets an operator cap a class
- * of clients lower. The checks run where the ring must grow (reply.c), after
- * each read batch (client.c) and from the cron (main.c), so the memory a
- * non-reading client can pin is bounded by about twice its hard limit, and a
- * soft limit is enforced even when the client sends nothing more.
+ * Why: replies are staged in a client's ring until the socket takes them,
+ * and a client is never stopped from sending more because it reads nothing
+ * (client.c), so these limits, with maxmemory-clients and maxmemory, are
+ * what bounds the memory a client's unread replies take, as on Redis. The
+ * checks run where the ring must grow (reply.c), after each pass over a
+ * client's input (client.c) and from the cron (main.c, as Redis 7's clients
+ * cron), so the memory a non-reading client can pin is bounded by about
+ * twice its hard limit, and a soft limit is enforced even when the client
+ * sends nothing more.
  *
- * Differences from Redis 7.0, kept on purpose: the soft limit is timed in
- * milliseconds (Redis: whole seconds) and is also checked from the cron.
+ * Difference from Redis 7.0, kept on purpose: the soft limit is timed in
+ * milliseconds (Redis: whole seconds).
  */
 #include "outlimit.h"
 #include "config.h"
@@ -20,10 +21,14 @@ int client_output_class(const client *c) {
     return (c->flags & CF_PUBSUB) ? COB_PUBSUB : COB_NORMAL;
 }
 
-static void close_for_limits(client *c) {
+/* Redis logs "scheduled to be closed ASAP" where output is added and
+ * "closed" from its clients cron, which frees the client at once; ferry
+ * frees it before the loop sleeps in both cases, and logs as Redis does. */
+static void close_for_limits(client *c, int from_cron) {
     char info[1024];
     client_info_line(c, info, sizeof info);
-    server_log(LOG_WARNING_, "Client %s scheduled to be closed ASAP for overcoming of output buffer limits.", info);
+    server_log(LOG_WARNING_, "Client %s %s for overcoming of output buffer limits.", info,
+               from_cron ? "closed" : "scheduled to be closed ASAP");
     client_close_async(c);
 }
 
@@ -50,10 +55,13 @@ int client_output_over_limits_extra(client *c, size_t extra) {
     return breach;
 }
 
-int client_check_output_limits_extra(client *c, size_t extra) {
+static int check_limits(client *c, size_t extra, int from_cron) {
     if (c->flags & CF_CLOSE_ASAP) return 1;
     if (c->flags & CF_FAKE) return 0;
     if (!client_output_over_limits_extra(c, extra)) return 0;
-    close_for_limits(c);
+    close_for_limits(c, from_cron);
     return 1;
 }
+
+int client_check_output_limits_extra(client *c, size_t extra) { return check_limits(c, extra, 0); }
+int client_check_output_limits_cron(client *c) { return check_limits(c, 0, 1); }

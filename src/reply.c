@@ -2,8 +2,9 @@
  * output ring (see reply.h). Small replies are formatted straight into the
  * ring when it has contiguous room; nothing here allocates per reply unless
  * the ring must grow. Output limits (outlimit.c) are checked whenever the
- * ring must grow. */
+ * ring must grow, and a growth is reported to client eviction. */
 #include "reply.h"
+#include "client_evict.h"
 #include "command.h"
 #include "outlimit.h"
 #include "server.h"
@@ -30,7 +31,9 @@ static inline int muted(client *c) { return (c->flags & (CF_REPLY_OFF | CF_REPLY
  * scheduled for closing gets nothing more. */
 static void stage_slow(client *c, const char *s, size_t n) {
     if (client_check_output_limits_extra(c, n)) return;
+    size_t cap = c->out.cap;
     ring_append(&c->out, s, n);
+    if (c->out.cap != cap) clients_memory_grew();
 }
 
 static inline void stage(client *c, const char *s, size_t n) {

@@ -1,6 +1,6 @@
 /* ring.c - growable output ring (see ring.h). Capacity is a power of two so
- * wrap-around is a mask; growth linearises the contents into a new buffer
- * twice the size. Replies are never dropped. */
+ * wrap-around is a mask; growth doubles the buffer in place (see ring_grow).
+ * Replies are never dropped. */
 #include "ring.h"
 #include "zmalloc.h"
 #include <string.h>
@@ -14,22 +14,32 @@ void ring_free(ring *r) {
     ring_init(r);
 }
 
+/* Grows in place with realloc, which for a large buffer remaps its pages
+ * rather than copying them (glibc's mremap), then mends a wrap-around by
+ * moving the smaller of its two runs: the run at the start goes just past
+ * the old end, or the run at the old end goes to the new end. So growing a
+ * ring of hundreds of megabytes costs at most half its bytes, usually far
+ * less, instead of all of them. */
 static void ring_grow(ring *r, size_t need) {
-    size_t cap = r->cap ? r->cap : RING_MIN_CAP;
+    size_t old = r->cap;
+    size_t cap = old ? old : RING_MIN_CAP;
     while (cap - r->used < need) cap <<= 1;
-    char *nb = zmalloc(cap);
-    struct iovec iov[2];
-    int n = ring_iov(r, iov);
-    size_t off = 0;
-    for (int i = 0; i < n; i++) {
-        memcpy(nb + off, iov[i].iov_base, iov[i].iov_len);
-        off += iov[i].iov_len;
-    }
-    zfree(r->buf);
-    r->buf = nb;
+    r->buf = zrealloc(r->buf, cap);
     r->cap = cap;
-    r->tail = 0;
-    r->head = off & (cap - 1);
+    if (r->used == 0) {
+        r->head = r->tail = 0;
+    } else if (r->head == 0) {
+        r->head = old; /* the data ended exactly at the old end: it now continues there */
+    } else if (r->head <= r->tail) { /* wrapped: [tail, old) then [0, head) */
+        size_t end_run = old - r->tail;
+        if (r->head <= end_run) {
+            memcpy(r->buf + old, r->buf, r->head);
+            r->head = (old + r->head) & (cap - 1);
+        } else {
+            memcpy(r->buf + cap - end_run, r->buf + r->tail, end_run);
+            r->tail = cap - end_run;
+        }
+    }
 }
 
 int ring_reserve(ring *r, size_t n) {

@@ -292,7 +292,7 @@ def _non_reading(port):
 
 
 def test_cob_hard_limit_closes_and_logs(ferry_factory):
-    # below the 1 MB backpressure mark: a pipeline of big replies reaches it
+    # 64 unread replies of 256 KB: far past the limit
     f = ferry_factory("--client-output-buffer-limit", "normal 512kb 0 0")
     with RawClient(f.port) as c:
         assert c.command("SET", "big", "x" * 262144) == b"+OK\r\n"
@@ -310,7 +310,7 @@ def test_cob_hard_limit_closes_and_logs(ferry_factory):
 
 
 def test_cob_no_limit_by_default(ferry):
-    """normal 0 0 0: the same pipeline is only paused, never closed."""
+    """normal 0 0 0: the same pipeline is served in full, never closed."""
     with SmallWindowClient(ferry.port, timeout=20) as c:
         assert c.command("SET", "big", "x" * 262144) == b"+OK\r\n"
         c.send(encode_command(["GET", "big"]) * 64)
