@@ -7,6 +7,8 @@ SANITIZE ?=
 BUILD    ?= build
 CSTD     := -std=c11 -D_GNU_SOURCE
 WARN     := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -Wno-missing-field-initializers
+# server sources only: every non-static function has its prototype in a header, declared once
+SRC_WARN := -Wmissing-prototypes -Wredundant-decls
 CFLAGS   := $(CSTD) $(WARN) $(OPT) -g -Iinclude -MMD -MP $(EXTRA_CFLAGS)
 LDFLAGS  := $(EXTRA_LDFLAGS)
 LDLIBS   := -lm
@@ -48,7 +50,7 @@ $(SERVER): $(OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/obj/%.o: src/%.c | $(BUILD)/obj
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CFLAGS) $(SRC_WARN) -c -o $@ $<
 
 $(BUILD)/obj $(BUILD)/tests:
 	mkdir -p $@

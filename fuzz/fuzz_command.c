@@ -10,6 +10,7 @@
 #include "command.h"
 #include "config.h"
 #include "db.h"
+#include "registry.h"
 #include "server.h"
 #include <stdint.h>
 #include <string.h>
@@ -22,7 +23,7 @@ static void setup(void) {
     srv.now_ms = 1700000000000LL;
     srv.lruclock = (uint32_t)(srv.now_ms / 1000);
     db_init_all(srv.cfg.databases);
-    commands_init();
+    registry_init();
     ready = 1;
 }
 
@@ -44,6 +45,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         ring_consume(&c->out, ring_used(&c->out));
     }
     client_free(c);
-    for (int i = 0; i < srv.dbnum; i++) db_flush(db_get(i));
+    for (int i = 0; i < db_count(); i++) db_flush(db_get(i));
     return 0;
 }

@@ -1,5 +1,5 @@
 /* fuzz_config.c - libFuzzer target for the config loader (src/config.c,
- * src/config_cmd.c).
+ * src/config_load.c, src/splitargs.c).
  *
  * Why: config files and CONFIG SET values are text from outside, with
  * quoting, escapes, units and ranges; a crash, a leak or an out-of-range
@@ -23,16 +23,9 @@
 #include <string.h>
 
 #include "config.h"
+#include "config_internal.h"
 #include "zmalloc.h"
 
-int config_load_string(ferry_config *cfg, const char *text, char *err, size_t errlen);
-void config_free(ferry_config *cfg);
-int config_count(void);
-const char *config_name(int i);
-int config_real(int i);
-char *config_get(const ferry_config *cfg, int i);
-int config_parse(const ferry_config *cur, int i, const char *val, char **canon, char *err, size_t errlen);
-extern int config_sandbox;
 
 static void check_ranges(const ferry_config *c) {
     if (c->port < 0 || c->port > 65535) abort();

@@ -1,8 +1,14 @@
 /* command.h - the command table, lookup and dispatch.
  *
  * Each command group (strings, keys, connection, server, transactions...)
- * is a file that exports a table of `command` terminated by {0}; command.c
- * registers every group at startup and builds a lookup index.
+ * is a file with a table of `command` entries, each declared with CMD()
+ * below and the table ended by {0}, exported as a `command_group`. The
+ * start-up registry (registry.c) hands every group to commands_init(),
+ * which builds the lookup index.
+ *
+ * Adding a command: write its handler in its group's file and add one
+ * CMD() line to that file's table, with the flags and ACL categories
+ * redis-server 7.0 reports for it in COMMAND INFO (a test compares them).
  */
 #ifndef FERRY_COMMAND_H
 #define FERRY_COMMAND_H
@@ -30,6 +36,14 @@
 #define CMD_SENTINEL   (1u << 16)
 #define CMD_MOVABLE_KEYS (1u << 17)
 #define CMD_NO_MANDATORY_KEYS (1u << 18)
+#define CMD_NO_ASYNC_LOADING (1u << 19)
+
+/* Properties of ferry's own that decide how the dispatcher treats a
+ * command (not reported by COMMAND INFO). */
+#define PROP_TX_CONTROL     (1u << 0)   /* runs at once inside MULTI instead of being queued */
+#define PROP_EXEC           (1u << 1)   /* EXEC: refusing it aborts the transaction; OOM looks at what is queued */
+#define PROP_TX_RELEASE     (1u << 2)   /* gives a transaction's memory back: allowed inside MULTI over maxmemory */
+#define PROP_SUBSCRIBED_OK  (1u << 3)   /* allowed in a RESP2 connection's subscribed context */
 
 typedef void cmd_proc(client *c);
 
@@ -37,10 +51,11 @@ typedef struct command {
     const char *name;           /* lowercase; subcommands: "setname" (fullname built as "client|setname") */
     cmd_proc *proc;
     int arity;                  /* Redis arity: N exact, -N at least N */
-    uint32_t flags;
+    uint32_t flags;             /* CMD_*, as COMMAND INFO reports them */
+    uint32_t props;             /* PROP_*: ferry's dispatch properties */
     const char *acl;            /* space separated ACL categories without '@', e.g. "write string fast" */
     int first_key, last_key, key_step;
-    const char *group;          /* "string", "generic", "connection", "server", "transactions" ... */
+    const char *group;          /* "string", "generic", ...; NULL: its command_group's */
     const char *summary;
     const char *since;
     const char *complexity;
@@ -59,7 +74,26 @@ typedef struct command {
     struct lhist *lat_hist;     /* its latency histogram, once it ran timed (latency.c) */
 } command;
 
-void commands_init(void);
+/* One entry of a group table: name, handler and arity, then any other field
+ * by name; fields left out are 0 / NULL.
+ *   CMD("get", cmd_get, 2, .flags = CMD_READONLY | CMD_FAST, .acl = "read string fast", CMD_KEYS(1, 1, 1),
+ *       .summary = "Get the value of a key", .since = "1.0.0", .complexity = "O(1)"),
+ * `.group` only where it differs from the table's command_group; a
+ * container names its table of subcommands with `.subcmds`. */
+#define CMD(name_, proc_, arity_, ...) {.name = (name_), .proc = (proc_), .arity = (arity_), __VA_ARGS__}
+/* Key positions as COMMAND INFO's first key, last key (-1: the last
+ * argument) and step. */
+#define CMD_KEYS(first, last, step) .first_key = (first), .last_key = (last), .key_step = (step)
+
+/* A group file's table and the COMMAND DOCS group of its commands (and
+ * their subcommands) that name none. */
+typedef struct command_group {
+    const char *name;
+    command *commands;          /* {0}-terminated */
+} command_group;
+
+/* Builds the lookup index over the groups (registry.c passes them all). */
+void commands_init(const command_group *const *groups, size_t n);
 command *command_lookup(const span *argv, int argc);  /* resolves subcommands */
 command *command_lookup_name(const char *name, size_t len);
 /* Exactly span_eq_nocase(s, cmd->name) for a command the lookup cache may
@@ -108,18 +142,8 @@ void commands_reset_stats(void);
 /* COMMAND ... */
 void cmd_command(client *c);
 
-/* group tables */
-extern command string_commands[];
-extern command keys_commands[];
-extern command conn_commands[];
-extern command server_commands[];
-extern command multi_commands[];
-extern command introspection_commands[];
-extern command config_commands[];
-extern command hash_commands[];
-extern command list_commands[];
-extern command set_commands[];
-extern command zset_commands[];
-extern command pubsub_commands[];
+/* the command groups (each in its own file) */
+extern const command_group string_group, keys_group, conn_group, server_group, multi_group, introspection_group,
+    config_group, slowlog_group, latency_group, hash_group, list_group, set_group, zset_group, pubsub_group;
 
 #endif

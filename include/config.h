@@ -1,6 +1,7 @@
 /* config.h - server configuration: the values, the directive table that
  * loads them from a redis.conf-style file and the command line, and the
- * CONFIG GET/SET/RESETSTAT/REWRITE commands.
+ * CONFIG GET/SET/RESETSTAT/REWRITE commands (config.c, config_load.c,
+ * config_cmd.c; their shared internals are in config_internal.h).
  */
 #ifndef FERRY_CONFIG_H
 #define FERRY_CONFIG_H
@@ -71,11 +72,18 @@ typedef struct ferry_config {
  * argument) to stderr and exits(1). */
 void config_load(ferry_config *cfg, int argc, char **argv);
 void config_defaults(ferry_config *cfg);
+/* Frees the strings a ferry_config owns. */
+void config_free(ferry_config *cfg);
 /* A directive's current value as CONFIG GET prints it (zmalloc'd), or NULL
  * for an unknown name. */
-char *config_get_by_name(const char *name);
+char *config_get_by_name(const ferry_config *cfg, const char *name);
+/* maxmemory-policy number `policy` by name ("allkeys-lfu" ...), as INFO shows it. */
+const char *config_maxmemory_policy_name(int policy);
 
 struct client;
 void cmd_config(struct client *c);   /* CONFIG GET|SET|RESETSTAT|REWRITE|HELP */
+/* Hook the server sets: called after CONFIG SET changed `port` or `bind`
+ * (the lead rebinds). NULL = nothing to do. */
+extern void (*config_port_changed)(void);
 
 #endif

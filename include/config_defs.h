@@ -1,8 +1,10 @@
 /* config_defs.h - the shape of ferry's directive table (private to
- * config.c, config_table.c and config_cmd.c): value types, entry flags, the
- * ferry_config fields an entry binds to, and the table itself. */
+ * config.c and config_table.c): value types, entry flags, the ferry_config
+ * fields an entry binds to, and the table itself. */
 #ifndef FERRY_CONFIG_DEFS_H
 #define FERRY_CONFIG_DEFS_H
+
+#include "config_internal.h"
 
 #define CONFIG_MAX_DEFS 256
 
@@ -10,10 +12,10 @@ enum {
     CT_BOOL, CT_INT, CT_MEM, CT_MEMPCT, CT_ENUM, CT_FLAGS, CT_STR, CT_SAVE, CT_BIND,
     CT_COB, CT_NOTIFY, CT_PCTL, CT_OOMV, CT_REPLOF, CT_OCTAL, CT_DIR, CT_ALIAS
 };
-/* entry flags; config_cmd.c repeats these values */
-#define IMM  1      /* CONFIG SET refuses: can't set immutable config */
-#define PROT 2      /* protected: needs enable-protected-configs */
-#define HID  4      /* hidden: CONFIG GET matches it only by exact name */
+/* entry flags, short names for the table (values in config_internal.h) */
+#define IMM  CFG_IMM
+#define PROT CFG_PROT
+#define HID  CFG_HID
 
 /* ferry_config fields an entry is bound to; NOF = kept in the string store */
 enum {

@@ -47,6 +47,9 @@ size_t db_volatile_overhead(const db *d);
  * its recorded position and every volatile key of d has an entry. */
 size_t db_volatile_check(db *d);
 db *db_get(int id);
+/* DEBUG SET-ACTIVE-EXPIRE: 0 stops the active expiry cycle (lazy expiry goes on). */
+void db_set_active_expire(int on);
+int db_count(void);                   /* databases (db_init_all's n) */
 
 /* Hash hint: the batched executor hashes a pipelined command's key before
  * the command runs and announces it here; lookups and stores of exactly this
@@ -114,9 +117,5 @@ void db_register_type(int type, value_free_fn *f, value_dup_fn *dup, value_mem_f
 
 const char *obj_type_name(int type);
 const char *obj_enc_name(const dnode *n);
-
-/* WATCH support: called by every write to a key (including expiry, FLUSH). */
-void touch_watched_key(db *d, const char *key, size_t klen);
-void touch_all_watched_keys(db *d);   /* d NULL = all dbs */
 
 #endif

@@ -48,6 +48,10 @@ enum { EVICT_OK = 0, EVICT_RUNNING = 1, EVICT_FAIL = 2 };
 #define EVICT_LFU_POLICIES ((1u << MAXMEMORY_ALLKEYS_LFU) | (1u << MAXMEMORY_VOLATILE_LFU))
 static inline int evict_policy_is_lfu(int policy) { return (EVICT_LFU_POLICIES >> (policy & 31)) & 1; }
 static inline int evict_lfu_active(void) { return evict_policy_is_lfu(srv.cfg.maxmemory_policy); }
+/* Policy p ranks keys by their access stamps (the four -lru and -lfu policies). */
+#define EVICT_LRU_LFU_POLICIES                                                                                      \
+    ((1u << MAXMEMORY_ALLKEYS_LRU) | (1u << MAXMEMORY_VOLATILE_LRU) | EVICT_LFU_POLICIES)
+static inline int evict_policy_is_lru_or_lfu(int policy) { return (EVICT_LRU_LFU_POLICIES >> (policy & 31)) & 1; }
 
 /* ---- access stamps -------------------------------------------------------- */
 
@@ -146,5 +150,10 @@ void evict_maxmemory_changed(void);
 /* INFO stats: total_eviction_exceeded_time / current_eviction_exceeded_time (ms). */
 uint64_t evict_exceeded_total_ms(void);
 uint64_t evict_exceeded_current_ms(void);
+
+/* The keyspace's dict_expand_veto (registered by registry.c): 1 while
+ * growing a table by new_table_bytes would cross maxmemory, unless the
+ * table is overloaded (load factor 5). */
+int evict_expand_veto(size_t new_table_bytes, size_t load);
 
 #endif

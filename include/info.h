@@ -9,4 +9,12 @@ void cmd_info(client *c);
 size_t info_render(const char *sections, char **out);
 /* Called by the cron every tick: samples for instantaneous_* fields. */
 void info_cron_sample(void);
+/* DEBUG CHANGE-REPL-ID: a new random replication id. */
+void info_change_replid(void);
+/* MEMORY STATS and MEMORY DOCTOR (their figures are INFO's). */
+void cmd_memory_stats(client *c);
+void cmd_memory_doctor(client *c);
+/* CONFIG RESETSTAT: every statistic INFO reports (server counters, command
+ * stats, latency histograms, error counts) back to zero; peak memory to now. */
+void stats_reset_all(void);
 #endif

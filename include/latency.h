@@ -7,8 +7,8 @@
  * sub-buckets per power of two) give <= 1.6% relative error from 1 ns to
  * ~137 s in 2048 uint64 counters, and recording is a clz, a shift and an
  * increment: constant time, no allocation on the hot path after the first
- * call of a command. Histograms are kept in a side table keyed by the
- * command pointer, so struct command needs no new field.
+ * call of a command. A command's histogram hangs off the command itself
+ * (command.lat_hist), allocated at its first timed call.
  */
 #ifndef FERRY_LATENCY_H
 #define FERRY_LATENCY_H
@@ -79,6 +79,18 @@ void latency_record_batch(uint64_t commands_in_this_read);
 /* Latency monitor: add a sample to `event` if latency-monitor-threshold is
  * set and ms >= it (Redis's latencyAddSampleIfNeeded). */
 void latency_monitor_add(const char *event, uint64_t ms);
+/* The latency monitor's events, for the LATENCY command (latency_cmd.c):
+ * how many, each one's name, worst sample (ms), samples kept (oldest first
+ * through lm_foreach_sample), latest sample; lookup by name (-1 if none)
+ * and removal (LATENCY RESET). */
+int lm_count(void);
+const char *lm_name(int i);
+uint32_t lm_max(int i);
+int lm_samples(int i);
+void lm_foreach_sample(int i, void (*fn)(int32_t t, uint32_t ms, void *ud), void *ud);
+void lm_latest(int i, int32_t *t, uint32_t *ms);
+int lm_find_index(const char *name, size_t len);
+void lm_remove(int i);
 /* Forget all histograms (CONFIG RESETSTAT). */
 void latency_reset_stats(void);
 
@@ -91,10 +103,7 @@ uint64_t latency_tail_over(int ms10);  /* calls over 1 ms (ms10=0) or 10 ms (ms1
 struct sbuf;
 void latency_info_section(struct sbuf *b);  /* INFO latencystats body */
 
-/* LATENCY ... and STATS command tables ({0}-terminated) */
-extern command latency_commands[];
 /* SLOWLOG (slowlog.c) */
-extern command slowlog_commands[];
 void slowlog_maybe_add(client *c, struct command *cmd, uint64_t duration_us);
 
 #endif

@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "splitargs.h"
+
 /* Named limits (Redis defaults). */
 #define RESP_INLINE_MAX   (64 * 1024)          /* PROTO_INLINE_MAX_SIZE */
 #define RESP_MAX_BULK_DEF (512LL * 1024 * 1024) /* proto-max-bulk-len */
@@ -36,10 +38,9 @@
 #define RESP_INCOMPLETE (-2)
 #define RESP_NEED_ARGV  (-3)
 
-typedef struct resp_arg {
-    size_t off;   /* offset of the argument's first byte from buf */
-    size_t len;   /* argument length in bytes */
-} resp_arg;
+/* An argument: off = offset of its first byte from buf, len = its length.
+ * The splitter's span type, so inline lines are split straight into argv. */
+typedef splitargs_span resp_arg;
 
 typedef struct resp_limits {
     long long max_bulk;     /* largest accepted bulk length ("invalid bulk length") */

@@ -48,8 +48,6 @@ typedef struct server {
     evloop *el;
     int listen_fds[CONFIG_MAX_BIND + 1];
     int listen_count;
-    struct db *dbs;
-    int dbnum;
     /* clients */
     struct client *clients;         /* doubly linked list of all clients */
     size_t nclients;
@@ -75,7 +73,6 @@ typedef struct server {
     int shutdown_nosave;
     long long dirty;
     size_t watched_keys;            /* number of (db,key) watch entries */
-    struct dict *watch_dict;        /* key "dbid:key" -> watchers */
     server_stats stats;
     uint64_t stat_peak_memory;
     int64_t accept_pause_until_ms;  /* EMFILE back-off */
@@ -86,8 +83,7 @@ extern server srv;
 /* logging in Redis's format: "pid:M dd Mon yyyy hh:mm:ss.mmm * msg" */
 void server_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* used memory as tracked by our allocator wrappers */
-size_t zmalloc_used(void);
+/* resident set size of the process, from /proc/self/statm (0 if unknown) */
 size_t rss_bytes(void);
 
 #endif

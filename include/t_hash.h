@@ -84,4 +84,7 @@ void hash_sample(hash_sampler *s, hstr *f, hstr *v);
  * fn once, in random order. */
 void hash_sample_distinct(hash_sampler *s, size_t count, hash_visit_fn *fn, void *ud);
 
+/* Register the OBJ_HASH hooks (free / dup / memory) with the keyspace (registry.c). */
+void hash_register_type(void);
+
 #endif

@@ -100,4 +100,7 @@ void tl_tidy(tlist *l);
 /* Check the structure (tests): counts, positions, links. 1 if consistent. */
 int tl_check(const tlist *l);
 
+/* Register the OBJ_LIST hooks (free / dup / memory) with the keyspace (registry.c). */
+void list_register_type(void);
+
 #endif

@@ -87,4 +87,7 @@ fset *fset_intset_filter(fset *s, int (*keep)(int64_t v, void *ud), void *ud);
 void fset_member_from_node(fset_member *m, const dnode *n);
 void fset_member_from_int(fset_member *m, int64_t v);
 
+/* Register the OBJ_SET hooks (free / dup / memory) with the keyspace (registry.c). */
+void set_register_type(void);
+
 #endif

@@ -118,19 +118,5 @@ unsigned long zset_scan(zset *zs, unsigned long cursor, zset_scan_fn *fn, void *
 
 /* ---- plain sets as inputs ------------------------------------------------ */
 
-/* ZUNION/ZINTER/ZDIFF(STORE) and ZINTERCARD accept plain sets (OBJ_SET) as
- * inputs, every member with score 1. The set module provides read access
- * by registering these (set is the OBJ_SET value pointer); until it does,
- * set keys are refused with WRONGTYPE. */
-typedef struct zset_set_reader {
-    unsigned long (*len)(const void *set);
-    int (*contains)(const void *set, const char *m, size_t len);
-    void (*foreach)(const void *set, void (*fn)(void *ud, const char *m, size_t len), void *ud);
-} zset_set_reader;
-void zset_register_set_reader(const zset_set_reader *r);
-extern const zset_set_reader *zset_set_input;
-/* Registers the set module's reader when it is built in (zset_setinput.c);
- * called by zset_register_type. */
-void zset_setinput_register(void);
 
 #endif

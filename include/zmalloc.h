@@ -1,5 +1,6 @@
-/* zmalloc.h - allocation wrappers that track used memory (used_memory in
- * INFO, maxmemory later). Abort on out-of-memory, like Redis. */
+/* zmalloc.h - allocation wrappers that track used memory (INFO's
+ * used_memory, and what maxmemory eviction and the OOM checks compare with
+ * the limit). Abort on out-of-memory, like Redis. */
 #ifndef FERRY_ZMALLOC_H
 #define FERRY_ZMALLOC_H
 #include <stddef.h>

@@ -30,6 +30,7 @@
 #include "command.h"
 #include "db.h"
 #include "latency.h"
+#include "multi.h"
 #include "pubsub.h"
 #include "outlimit.h"
 #include "reply.h"
@@ -47,9 +48,6 @@
 #define ARGV_INITIAL 8
 
 static char shared_qbuf[SHARED_QBUF];
-
-void multi_reset_client(client *c);
-void multi_free_client(client *c);
 
 static void client_readable(evloop *el, int fd, void *data, int mask);
 static void client_writable(evloop *el, int fd, void *data, int mask);
@@ -108,7 +106,7 @@ void client_free(client *c) {
         ev_del(srv.el, c->fd, EV_READABLE | EV_WRITABLE);
         close(c->fd);
     }
-    multi_free_client(c);
+    multi_reset_client(c);
     pubsub_client_reset(c);
     if (c->prev) c->prev->next = c->next;
     else srv.clients = c->next;

@@ -18,19 +18,13 @@
 #include "client.h"
 #include "command.h"
 #include "db.h"
+#include "multi.h"
 #include "pubsub.h"
 #include "reply.h"
 #include "server.h"
 #include "util.h"
 #include "zmalloc.h"
 
-void multi_reset_client(client *c);     /* multi.c: discard MULTI + UNWATCH */
-
-/* Non-static: command.c recognises them as transaction-control commands,
- * pubsub.c as the commands a subscribed RESP2 client may run. */
-void cmd_quit(client *c);
-void cmd_reset(client *c);
-void cmd_ping(client *c);
 
 #define ERR_WRONGPASS "WRONGPASS invalid username-password pair or user is disabled."
 #define ERR_BADNAME "ERR Client names cannot contain spaces, newlines or special characters."
@@ -84,7 +78,7 @@ static int set_name_or_reply(client *c, span name) {
 
 /* A subscribed RESP2 client gets ["pong", arg or ""] (a reply of the same
  * shape as the messages it is reading). */
-void cmd_ping(client *c) {
+static void cmd_ping(client *c) {
     if (c->argc > 2) {
         reply_err_arity(c);
         return;
@@ -102,14 +96,14 @@ void cmd_ping(client *c) {
 
 static void cmd_echo(client *c) { reply_bulk_span(c, c->argv[1]); }
 
-void cmd_quit(client *c) {
+static void cmd_quit(client *c) {
     reply_ok(c);
     c->flags |= CF_CLOSE_AFTER_REPLY;
 }
 
 /* RESET: back to the state of a fresh connection (Redis 7.2 semantics:
  * NO-EVICT and NO-TOUCH are turned off too; library name/version are kept). */
-void cmd_reset(client *c) {
+static void cmd_reset(client *c) {
     multi_reset_client(c);
     pubsub_client_reset(c);
     client_set_db(c, 0);
@@ -155,7 +149,7 @@ static void cmd_select(client *c) {
         reply_error(c, "ERR value is out of range, value must between -2147483648 and 2147483647");
         return;
     }
-    if (id < 0 || id >= srv.dbnum) {
+    if (id < 0 || id >= db_count()) {
         reply_error(c, "ERR DB index is out of range");
         return;
     }
@@ -631,66 +625,69 @@ static void client_help(client *c) { reply_help(c, client_help_lines); }
 
 /* ---------------------------------------------------------------- tables */
 
-#define CMD(n, pr, ar, fl, acl_, grp, sum, since_, cx, subs)                                                       \
-    {                                                                                                              \
-        .name = n, .proc = pr, .arity = ar, .flags = fl, .acl = acl_, .group = grp, .summary = sum,                \
-        .since = since_, .complexity = cx, .subcmds = subs                                                         \
-    }
 #define F_CLI (CMD_NOSCRIPT | CMD_LOADING | CMD_STALE)
 #define F_CLI_ADMIN (CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE)
 #define F_NOAUTH (CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_NO_AUTH | CMD_ALLOW_BUSY)
-#define SUB(n, pr, ar, fl, acl_, sum, since_, cx) CMD(n, pr, ar, fl, acl_, "connection", sum, since_, cx, NULL)
 
 static command client_subcommands[] = {
-    SUB("getname", client_getname, 2, F_CLI, "slow connection", "Get the current connection name", "2.6.9", "O(1)"),
-    SUB("getredir", client_getredir, 2, F_CLI, "slow connection",
-        "Get tracking notifications redirection client ID if any", "6.0.0", "O(1)"),
-    SUB("help", client_help, 2, CMD_LOADING | CMD_STALE, "slow connection",
-        "Show helpful text about the different subcommands", "5.0.0", "O(1)"),
-    SUB("id", client_id, 2, F_CLI, "slow connection", "Returns the client ID for the current connection", "5.0.0",
-        "O(1)"),
-    SUB("info", client_info, 2, F_CLI, "slow connection",
-        "Returns information about the current client connection.", "6.2.0", "O(1)"),
-    SUB("kill", client_kill, -3, F_CLI_ADMIN, "admin slow dangerous connection", "Kill the connection of a client",
-        "2.4.0", "O(N) where N is the number of client connections"),
-    SUB("list", client_list, -2, F_CLI_ADMIN, "admin slow dangerous connection",
-        "Get the list of client connections", "2.4.0", "O(N) where N is the number of client connections"),
-    SUB("no-evict", client_no_evict, 3, F_CLI_ADMIN, "admin slow dangerous connection",
-        "Set client eviction mode for the current connection", "7.0.0", "O(1)"),
-    SUB("no-touch", client_no_touch, 3, F_CLI, "slow connection",
-        "Controls whether commands sent by the client affect the LRU/LFU of accessed keys", "7.2.0", "O(1)"),
-    SUB("pause", client_pause, -3, F_CLI_ADMIN, "admin slow dangerous connection",
-        "Stop processing commands from clients for some time", "2.9.50", "O(1)"),
-    SUB("reply", client_reply, 3, F_CLI, "slow connection", "Instruct the server whether to reply to commands",
-        "3.2.0", "O(1)"),
-    SUB("setinfo", client_setinfo, 4, F_CLI, "slow connection",
-        "Sets information specific to the client or connection.", "7.2.0", "O(1)"),
-    SUB("setname", client_setname, 3, F_CLI, "slow connection", "Set the current connection name", "2.6.9", "O(1)"),
-    SUB("trackinginfo", client_trackinginfo, 2, F_CLI, "slow connection",
-        "Return information about server assisted client side caching for the current connection", "6.2.0", "O(1)"),
-    SUB("unblock", client_unblock, -3, F_CLI_ADMIN, "admin slow dangerous connection",
-        "Unblock a client blocked in a blocking command from a different connection", "5.0.0",
-        "O(log N) where N is the number of client connections"),
-    SUB("unpause", client_unpause, 2, F_CLI_ADMIN, "admin slow dangerous connection",
-        "Resume processing of clients that were paused", "6.2.0", "O(N) Where N is the number of paused clients"),
+    CMD("getname", client_getname, 2, .flags = F_CLI, .acl = "slow connection",
+        .summary = "Get the current connection name", .since = "2.6.9", .complexity = "O(1)"),
+    CMD("getredir", client_getredir, 2, .flags = F_CLI, .acl = "slow connection",
+        .summary = "Get tracking notifications redirection client ID if any", .since = "6.0.0", .complexity = "O(1)"),
+    CMD("help", client_help, 2, .flags = CMD_LOADING | CMD_STALE, .acl = "slow connection",
+        .summary = "Show helpful text about the different subcommands", .since = "5.0.0", .complexity = "O(1)"),
+    CMD("id", client_id, 2, .flags = F_CLI, .acl = "slow connection",
+        .summary = "Returns the client ID for the current connection", .since = "5.0.0", .complexity = "O(1)"),
+    CMD("info", client_info, 2, .flags = F_CLI, .acl = "slow connection",
+        .summary = "Returns information about the current client connection.", .since = "6.2.0", .complexity = "O(1)"),
+    CMD("kill", client_kill, -3, .flags = F_CLI_ADMIN, .acl = "admin slow dangerous connection",
+        .summary = "Kill the connection of a client", .since = "2.4.0",
+        .complexity = "O(N) where N is the number of client connections"),
+    CMD("list", client_list, -2, .flags = F_CLI_ADMIN, .acl = "admin slow dangerous connection",
+        .summary = "Get the list of client connections", .since = "2.4.0",
+        .complexity = "O(N) where N is the number of client connections"),
+    CMD("no-evict", client_no_evict, 3, .flags = F_CLI_ADMIN, .acl = "admin slow dangerous connection",
+        .summary = "Set client eviction mode for the current connection", .since = "7.0.0", .complexity = "O(1)"),
+    CMD("no-touch", client_no_touch, 3, .flags = F_CLI, .acl = "slow connection",
+        .summary = "Controls whether commands sent by the client affect the LRU/LFU of accessed keys",
+        .since = "7.2.0", .complexity = "O(1)"),
+    CMD("pause", client_pause, -3, .flags = F_CLI_ADMIN, .acl = "admin slow dangerous connection",
+        .summary = "Stop processing commands from clients for some time", .since = "2.9.50", .complexity = "O(1)"),
+    CMD("reply", client_reply, 3, .flags = F_CLI, .acl = "slow connection",
+        .summary = "Instruct the server whether to reply to commands", .since = "3.2.0", .complexity = "O(1)"),
+    CMD("setinfo", client_setinfo, 4, .flags = F_CLI, .acl = "slow connection",
+        .summary = "Sets information specific to the client or connection.", .since = "7.2.0", .complexity = "O(1)"),
+    CMD("setname", client_setname, 3, .flags = F_CLI, .acl = "slow connection",
+        .summary = "Set the current connection name", .since = "2.6.9", .complexity = "O(1)"),
+    CMD("trackinginfo", client_trackinginfo, 2, .flags = F_CLI, .acl = "slow connection",
+        .summary = "Return information about server assisted client side caching for the current connection",
+        .since = "6.2.0", .complexity = "O(1)"),
+    CMD("unblock", client_unblock, -3, .flags = F_CLI_ADMIN, .acl = "admin slow dangerous connection",
+        .summary = "Unblock a client blocked in a blocking command from a different connection", .since = "5.0.0",
+        .complexity = "O(log N) where N is the number of client connections"),
+    CMD("unpause", client_unpause, 2, .flags = F_CLI_ADMIN, .acl = "admin slow dangerous connection",
+        .summary = "Resume processing of clients that were paused", .since = "6.2.0",
+        .complexity = "O(N) Where N is the number of paused clients"),
     {0},
 };
 
-command conn_commands[] = {
-    CMD("auth", cmd_auth, -2, F_NOAUTH, "fast connection", "connection", "Authenticate to the server", "1.0.0",
-        "O(N) where N is the number of passwords defined for the user", NULL),
-    CMD("client", client_container, -2, 0, "slow", "connection", "A container for client connection commands",
-        "2.4.0", "Depends on subcommand.", client_subcommands),
-    CMD("echo", cmd_echo, 2, CMD_LOADING | CMD_STALE | CMD_FAST, "fast connection", "connection",
-        "Echo the given string", "1.0.0", "O(1)", NULL),
-    CMD("hello", cmd_hello, -1, F_NOAUTH, "fast connection", "connection", "Handshake with Redis", "6.0.0", "O(1)",
-        NULL),
-    CMD("ping", cmd_ping, -1, CMD_FAST, "fast connection", "connection", "Ping the server", "1.0.0", "O(1)", NULL),
-    CMD("quit", cmd_quit, -1, F_NOAUTH, "fast connection", "connection", "Close the connection", "1.0.0", "O(1)",
-        NULL),
-    CMD("reset", cmd_reset, 1, F_NOAUTH, "fast connection", "connection", "Reset the connection", "6.2.0", "O(1)",
-        NULL),
-    CMD("select", cmd_select, 2, CMD_LOADING | CMD_STALE | CMD_FAST, "fast connection", "connection",
-        "Change the selected database for the current connection", "1.0.0", "O(1)", NULL),
+static command conn_commands[] = {
+    CMD("auth", cmd_auth, -2, .flags = F_NOAUTH, .acl = "fast connection", .summary = "Authenticate to the server",
+        .since = "1.0.0", .complexity = "O(N) where N is the number of passwords defined for the user"),
+    CMD("client", client_container, -2, .acl = "slow", .summary = "A container for client connection commands",
+        .since = "2.4.0", .complexity = "Depends on subcommand.", .subcmds = client_subcommands),
+    CMD("echo", cmd_echo, 2, .flags = CMD_LOADING | CMD_STALE | CMD_FAST, .acl = "fast connection",
+        .summary = "Echo the given string", .since = "1.0.0", .complexity = "O(1)"),
+    CMD("hello", cmd_hello, -1, .flags = F_NOAUTH, .acl = "fast connection", .summary = "Handshake with Redis",
+        .since = "6.0.0", .complexity = "O(1)"),
+    CMD("ping", cmd_ping, -1, .flags = CMD_FAST, .props = PROP_SUBSCRIBED_OK, .acl = "fast connection",
+        .summary = "Ping the server", .since = "1.0.0", .complexity = "O(1)"),
+    CMD("quit", cmd_quit, -1, .flags = F_NOAUTH, .props = PROP_TX_CONTROL | PROP_TX_RELEASE | PROP_SUBSCRIBED_OK,
+        .acl = "fast connection", .summary = "Close the connection", .since = "1.0.0", .complexity = "O(1)"),
+    CMD("reset", cmd_reset, 1, .flags = F_NOAUTH, .props = PROP_TX_CONTROL | PROP_TX_RELEASE | PROP_SUBSCRIBED_OK,
+        .acl = "fast connection", .summary = "Reset the connection", .since = "6.2.0", .complexity = "O(1)"),
+    CMD("select", cmd_select, 2, .flags = CMD_LOADING | CMD_STALE | CMD_FAST, .acl = "fast connection",
+        .summary = "Change the selected database for the current connection", .since = "1.0.0", .complexity = "O(1)"),
     {0},
 };
+const command_group conn_group = {"connection", conn_commands};

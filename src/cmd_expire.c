@@ -13,6 +13,7 @@
 #include "command.h"
 #include "db.h"
 #include "cmd_expire.h"
+#include "multi.h"
 #include "reply.h"
 #include "server.h"
 #include "util.h"

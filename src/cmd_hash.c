@@ -14,6 +14,7 @@
 #include "client.h"
 #include "command.h"
 #include "db.h"
+#include "multi.h"
 #include "reply.h"
 #include "server.h"
 #include "t_hash.h"
@@ -466,46 +467,50 @@ static void cmd_hscan(client *c) {
 #define ACL_WF "write hash fast"
 #define O_N_HASH "O(N) where N is the size of the hash."
 
-/* Designated initializers: the runtime fields stay zero. */
-#define CMD(nm, fn, ar, fl, acls, sum, ver, cx)                                                \
-    { .name = nm, .proc = fn, .arity = ar, .flags = fl, .acl = acls, .first_key = 1,          \
-      .last_key = 1, .key_step = 1, .group = "hash", .summary = sum, .since = ver,            \
-      .complexity = cx }
-
-command hash_commands[] = {
-    CMD("hset", cmd_hset, -4, W_OOM_FAST, ACL_WF, "Set the string value of a hash field", "2.0.0",
-        "O(1) for each field/value pair added, so O(N) to add N field/value pairs when the command "
-        "is called with multiple field/value pairs."),
-    CMD("hsetnx", cmd_hsetnx, 4, W_OOM_FAST, ACL_WF,
-        "Set the value of a hash field, only if the field does not exist", "2.0.0", "O(1)"),
-    CMD("hmset", cmd_hmset, -4, W_OOM_FAST, ACL_WF, "Set multiple hash fields to multiple values",
-        "2.0.0", "O(N) where N is the number of fields being set."),
-    CMD("hget", cmd_hget, 3, RO_FAST, ACL_RF, "Get the value of a hash field", "2.0.0", "O(1)"),
-    CMD("hmget", cmd_hmget, -3, RO_FAST, ACL_RF, "Get the values of all the given hash fields",
-        "2.0.0", "O(N) where N is the number of fields being requested."),
-    CMD("hgetall", cmd_hgetall, 2, CMD_READONLY, ACL_RS, "Get all the fields and values in a hash",
-        "2.0.0", O_N_HASH),
-    CMD("hdel", cmd_hdel, -3, W_FAST, ACL_WF, "Delete one or more hash fields", "2.0.0",
-        "O(N) where N is the number of fields to be removed."),
-    CMD("hexists", cmd_hexists, 3, RO_FAST, ACL_RF, "Determine if a hash field exists", "2.0.0",
-        "O(1)"),
-    CMD("hlen", cmd_hlen, 2, RO_FAST, ACL_RF, "Get the number of fields in a hash", "2.0.0", "O(1)"),
-    CMD("hkeys", cmd_hkeys, 2, CMD_READONLY, ACL_RS, "Get all the fields in a hash", "2.0.0",
-        O_N_HASH),
-    CMD("hvals", cmd_hvals, 2, CMD_READONLY, ACL_RS, "Get all the values in a hash", "2.0.0",
-        O_N_HASH),
-    CMD("hstrlen", cmd_hstrlen, 3, RO_FAST, ACL_RF, "Get the length of the value of a hash field",
-        "3.2.0", "O(1)"),
-    CMD("hincrby", cmd_hincrby, 4, W_OOM_FAST, ACL_WF,
-        "Increment the integer value of a hash field by the given number", "2.0.0", "O(1)"),
-    CMD("hincrbyfloat", cmd_hincrbyfloat, 4, W_OOM_FAST, ACL_WF,
-        "Increment the float value of a hash field by the given amount", "2.6.0", "O(1)"),
-    CMD("hrandfield", cmd_hrandfield, -2, CMD_READONLY, ACL_RS,
-        "Get one or multiple random fields from a hash", "6.2.0",
-        "O(N) where N is the number of fields returned"),
-    CMD("hscan", cmd_hscan, -3, CMD_READONLY, ACL_RS,
-        "Incrementally iterate hash fields and associated values", "2.8.0",
-        "O(1) for every call. O(N) for a complete iteration, including enough command calls for the "
-        "cursor to return back to 0. N is the number of elements inside the collection.."),
+static command hash_commands[] = {
+    CMD("hset", cmd_hset, -4, .flags = W_OOM_FAST, .acl = ACL_WF, CMD_KEYS(1, 1, 1),
+        .summary = "Set the string value of a hash field", .since = "2.0.0",
+        .complexity = "O(1) for each field/value pair added, so O(N) to add N field/value pairs when the "
+            "command is called with multiple field/value pairs."),
+    CMD("hsetnx", cmd_hsetnx, 4, .flags = W_OOM_FAST, .acl = ACL_WF, CMD_KEYS(1, 1, 1),
+        .summary = "Set the value of a hash field, only if the field does not exist", .since = "2.0.0",
+        .complexity = "O(1)"),
+    CMD("hmset", cmd_hmset, -4, .flags = W_OOM_FAST, .acl = ACL_WF, CMD_KEYS(1, 1, 1),
+        .summary = "Set multiple hash fields to multiple values", .since = "2.0.0",
+        .complexity = "O(N) where N is the number of fields being set."),
+    CMD("hget", cmd_hget, 3, .flags = RO_FAST, .acl = ACL_RF, CMD_KEYS(1, 1, 1),
+        .summary = "Get the value of a hash field", .since = "2.0.0", .complexity = "O(1)"),
+    CMD("hmget", cmd_hmget, -3, .flags = RO_FAST, .acl = ACL_RF, CMD_KEYS(1, 1, 1),
+        .summary = "Get the values of all the given hash fields", .since = "2.0.0",
+        .complexity = "O(N) where N is the number of fields being requested."),
+    CMD("hgetall", cmd_hgetall, 2, .flags = CMD_READONLY, .acl = ACL_RS, CMD_KEYS(1, 1, 1),
+        .summary = "Get all the fields and values in a hash", .since = "2.0.0", .complexity = O_N_HASH),
+    CMD("hdel", cmd_hdel, -3, .flags = W_FAST, .acl = ACL_WF, CMD_KEYS(1, 1, 1),
+        .summary = "Delete one or more hash fields", .since = "2.0.0",
+        .complexity = "O(N) where N is the number of fields to be removed."),
+    CMD("hexists", cmd_hexists, 3, .flags = RO_FAST, .acl = ACL_RF, CMD_KEYS(1, 1, 1),
+        .summary = "Determine if a hash field exists", .since = "2.0.0", .complexity = "O(1)"),
+    CMD("hlen", cmd_hlen, 2, .flags = RO_FAST, .acl = ACL_RF, CMD_KEYS(1, 1, 1),
+        .summary = "Get the number of fields in a hash", .since = "2.0.0", .complexity = "O(1)"),
+    CMD("hkeys", cmd_hkeys, 2, .flags = CMD_READONLY, .acl = ACL_RS, CMD_KEYS(1, 1, 1),
+        .summary = "Get all the fields in a hash", .since = "2.0.0", .complexity = O_N_HASH),
+    CMD("hvals", cmd_hvals, 2, .flags = CMD_READONLY, .acl = ACL_RS, CMD_KEYS(1, 1, 1),
+        .summary = "Get all the values in a hash", .since = "2.0.0", .complexity = O_N_HASH),
+    CMD("hstrlen", cmd_hstrlen, 3, .flags = RO_FAST, .acl = ACL_RF, CMD_KEYS(1, 1, 1),
+        .summary = "Get the length of the value of a hash field", .since = "3.2.0", .complexity = "O(1)"),
+    CMD("hincrby", cmd_hincrby, 4, .flags = W_OOM_FAST, .acl = ACL_WF, CMD_KEYS(1, 1, 1),
+        .summary = "Increment the integer value of a hash field by the given number", .since = "2.0.0",
+        .complexity = "O(1)"),
+    CMD("hincrbyfloat", cmd_hincrbyfloat, 4, .flags = W_OOM_FAST, .acl = ACL_WF, CMD_KEYS(1, 1, 1),
+        .summary = "Increment the float value of a hash field by the given amount", .since = "2.6.0",
+        .complexity = "O(1)"),
+    CMD("hrandfield", cmd_hrandfield, -2, .flags = CMD_READONLY, .acl = ACL_RS, CMD_KEYS(1, 1, 1),
+        .summary = "Get one or multiple random fields from a hash", .since = "6.2.0",
+        .complexity = "O(N) where N is the number of fields returned"),
+    CMD("hscan", cmd_hscan, -3, .flags = CMD_READONLY, .acl = ACL_RS, CMD_KEYS(1, 1, 1),
+        .summary = "Incrementally iterate hash fields and associated values", .since = "2.8.0",
+        .complexity = "O(1) for every call. O(N) for a complete iteration, including enough command calls for "
+            "the cursor to return back to 0. N is the number of elements inside the collection.."),
     {0},
 };
+const command_group hash_group = {"hash", hash_commands};

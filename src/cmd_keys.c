@@ -17,6 +17,7 @@
 #include "db.h"
 #include "dict.h"
 #include "evict.h"
+#include "multi.h"
 #include "reply.h"
 #include "server.h"
 #include "util.h"
@@ -24,26 +25,6 @@
 
 #include "cmd_expire.h"
 
-/* Node flag (unused by dict.h/db.c, which keep unknown flag bits across
- * expiry changes and renames): a string copied by COPY, which in Redis is a
- * fresh, unshared object even for the shared integers 0..9999, so OBJECT
- * REFCOUNT says 1 for it. Cleared whenever the value is re-created (SET). */
-
-/* Optional, provided by config.c if it knows policy names: the name of
- * maxmemory-policy number `policy` ("allkeys-lfu" ...). Without it every
- * policy is treated as non-LFU (the default, noeviction, is not). */
-const char *config_maxmemory_policy_name(int policy) __attribute__((weak));
-
-static const char *policy_name(void) {
-    if (!config_maxmemory_policy_name) return "noeviction";
-    const char *s = config_maxmemory_policy_name(srv.cfg.maxmemory_policy);
-    return s ? s : "noeviction";
-}
-static int policy_is_lfu(void) { return strstr(policy_name(), "-lfu") != NULL; }
-static int policy_is_lru_lfu(void) {
-    const char *s = policy_name();
-    return strstr(s, "-lfu") || strstr(s, "-lru");
-}
 
 /* ------------------------------------------------------------------ helpers */
 
@@ -108,7 +89,7 @@ static int parse_db_int(client *c, span s, int *out, const char *msg) {
     return 0;
 }
 
-static int db_index_valid(int id) { return id >= 0 && id < srv.dbnum; }
+static int db_index_valid(int id) { return id >= 0 && id < db_count(); }
 
 static int span_same(span a, span b) { return a.len == b.len && memcmp(a.p, b.p, a.len) == 0; }
 
@@ -407,7 +388,7 @@ static void cmd_flushdb(client *c) {
 static void cmd_flushall(client *c) {
     if (parse_flush_flags(c) < 0) return;
     touch_all_watched_keys(NULL);
-    for (int i = 0; i < srv.dbnum; i++) srv.dirty += flush_one(db_get(i));
+    for (int i = 0; i < db_count(); i++) srv.dirty += flush_one(db_get(i));
     srv.dirty++;
     reply_ok(c);
 }
@@ -474,7 +455,7 @@ static void cmd_object_encoding(client *c) {
 static void cmd_object_freq(client *c) {
     dnode *n = lookup_notouch(c, &c->argv[2]);
     if (!n) { reply_null(c); return; }
-    if (!policy_is_lfu()) {
+    if (!evict_lfu_active()) {
         reply_error(c, "ERR An LFU maxmemory policy is not selected, access frequency not tracked. "
                        "Please note that when switching between policies at runtime LRU and LFU "
                        "data will take some time to adjust.");
@@ -486,7 +467,7 @@ static void cmd_object_freq(client *c) {
 static void cmd_object_idletime(client *c) {
     dnode *n = lookup_notouch(c, &c->argv[2]);
     if (!n) { reply_null(c); return; }
-    if (policy_is_lfu()) {
+    if (evict_lfu_active()) {
         reply_error(c, "ERR An LFU maxmemory policy is selected, idle time not tracked. "
                        "Please note that when switching between policies at runtime LRU and LFU "
                        "data will take some time to adjust.");
@@ -505,7 +486,7 @@ static void cmd_object_refcount(client *c) {
     long long v;
     if (n->type == OBJ_STRING && n->enc == ENC_INT && !(n->flags & DN_NOSHARE) &&
         str_to_ll(dn_val(n), dn_vlen(n), &v) &&
-        v >= 0 && v < 10000 && (srv.cfg.maxmemory == 0 || !policy_is_lru_lfu()))
+        v >= 0 && v < 10000 && (srv.cfg.maxmemory == 0 || !evict_policy_is_lru_or_lfu(srv.cfg.maxmemory_policy)))
         reply_int(c, INT_MAX);
     else
         reply_int(c, 1);
@@ -513,20 +494,18 @@ static void cmd_object_refcount(client *c) {
 
 /* ----------------------------------------------------------------- table */
 
-#define G "generic"
-/* positional fields up to subcmds; the runtime fields start zeroed */
-#define CMD(...) {__VA_ARGS__, NULL, {0}, 0, 0, 0, 0}
 static command object_subcmds[] = {
-    CMD("help", cmd_object_help, 2, CMD_LOADING | CMD_STALE, "keyspace slow", 0, 0, 0, G,
-     "Show helpful text about the different subcommands", "6.2.0", "O(1)", NULL),
-    CMD("freq", cmd_object_freq, 3, CMD_READONLY, "keyspace read slow", 2, 2, 1, G,
-     "Get the logarithmic access frequency counter of a Redis object", "4.0.0", "O(1)", NULL),
-    CMD("encoding", cmd_object_encoding, 3, CMD_READONLY, "keyspace read slow", 2, 2, 1, G,
-     "Inspect the internal encoding of a Redis object", "2.2.3", "O(1)", NULL),
-    CMD("idletime", cmd_object_idletime, 3, CMD_READONLY, "keyspace read slow", 2, 2, 1, G,
-     "Get the time since a Redis object was last accessed", "2.2.3", "O(1)", NULL),
-    CMD("refcount", cmd_object_refcount, 3, CMD_READONLY, "keyspace read slow", 2, 2, 1, G,
-     "Get the number of references to the value of the key", "2.2.3", "O(1)", NULL),
+    CMD("help", cmd_object_help, 2, .flags = CMD_LOADING | CMD_STALE, .acl = "keyspace slow",
+        .summary = "Show helpful text about the different subcommands", .since = "6.2.0", .complexity = "O(1)"),
+    CMD("freq", cmd_object_freq, 3, .flags = CMD_READONLY, .acl = "keyspace read slow", CMD_KEYS(2, 2, 1),
+        .summary = "Get the logarithmic access frequency counter of a Redis object", .since = "4.0.0",
+        .complexity = "O(1)"),
+    CMD("encoding", cmd_object_encoding, 3, .flags = CMD_READONLY, .acl = "keyspace read slow", CMD_KEYS(2, 2, 1),
+        .summary = "Inspect the internal encoding of a Redis object", .since = "2.2.3", .complexity = "O(1)"),
+    CMD("idletime", cmd_object_idletime, 3, .flags = CMD_READONLY, .acl = "keyspace read slow", CMD_KEYS(2, 2, 1),
+        .summary = "Get the time since a Redis object was last accessed", .since = "2.2.3", .complexity = "O(1)"),
+    CMD("refcount", cmd_object_refcount, 3, .flags = CMD_READONLY, .acl = "keyspace read slow", CMD_KEYS(2, 2, 1),
+        .summary = "Get the number of references to the value of the key", .since = "2.2.3", .complexity = "O(1)"),
     {0},
 };
 
@@ -535,76 +514,79 @@ static command object_subcmds[] = {
 #define ACL_WF "keyspace write fast"
 #define ACL_RF "keyspace read fast"
 #define O1 "O(1)"
-command keys_commands[] = {
-    CMD("del", cmd_del, -2, CMD_WRITE, "keyspace write slow", 1, -1, 1, G, "Delete a key", "1.0.0",
-     "O(N) where N is the number of keys that will be removed. When a key to remove holds a value "
-     "other than a string, the individual complexity for this key is O(M) where M is the number of "
-     "elements in the list, set, sorted set or hash. Removing a single key that holds a string value "
-     "is O(1).", NULL),
-    CMD("unlink", cmd_unlink, -2, WF, ACL_WF, 1, -1, 1, G,
-     "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking.",
-     "4.0.0",
-     "O(1) for each key removed regardless of its size. Then the command does O(N) work in a "
-     "different thread in order to reclaim memory, where N is the number of allocations the deleted "
-     "objects where composed of.", NULL),
-    CMD("exists", cmd_exists, -2, RF, ACL_RF, 1, -1, 1, G, "Determine if a key exists", "1.0.0",
-     "O(N) where N is the number of keys to check.", NULL),
-    CMD("touch", cmd_touch, -2, RF, ACL_RF, 1, -1, 1, G,
-     "Alters the last access time of a key(s). Returns the number of existing keys specified.",
-     "3.2.1", "O(N) where N is the number of keys that will be touched.", NULL),
-    CMD("expire", cmd_expire, -3, WF, ACL_WF, 1, 1, 1, G, "Set a key's time to live in seconds",
-     "1.0.0", O1, NULL),
-    CMD("pexpire", cmd_pexpire, -3, WF, ACL_WF, 1, 1, 1, G,
-     "Set a key's time to live in milliseconds", "2.6.0", O1, NULL),
-    CMD("expireat", cmd_expireat, -3, WF, ACL_WF, 1, 1, 1, G,
-     "Set the expiration for a key as a UNIX timestamp", "1.2.0", O1, NULL),
-    CMD("pexpireat", cmd_pexpireat, -3, WF, ACL_WF, 1, 1, 1, G,
-     "Set the expiration for a key as a UNIX timestamp specified in milliseconds", "2.6.0", O1, NULL),
-    CMD("ttl", cmd_ttl, 2, RF, ACL_RF, 1, 1, 1, G, "Get the time to live for a key in seconds", "1.0.0",
-     O1, NULL),
-    CMD("pttl", cmd_pttl, 2, RF, ACL_RF, 1, 1, 1, G, "Get the time to live for a key in milliseconds",
-     "2.6.0", O1, NULL),
-    CMD("expiretime", cmd_expiretime, 2, RF, ACL_RF, 1, 1, 1, G,
-     "Get the expiration Unix timestamp for a key", "7.0.0", O1, NULL),
-    CMD("pexpiretime", cmd_pexpiretime, 2, RF, ACL_RF, 1, 1, 1, G,
-     "Get the expiration Unix timestamp for a key in milliseconds", "7.0.0", O1, NULL),
-    CMD("persist", cmd_persist, 2, WF, ACL_WF, 1, 1, 1, G, "Remove the expiration from a key", "2.2.0",
-     O1, NULL),
-    CMD("type", cmd_type, 2, RF, ACL_RF, 1, 1, 1, G, "Determine the type stored at key", "1.0.0", O1,
-     NULL),
-    CMD("rename", cmd_rename, 3, CMD_WRITE, "keyspace write slow", 1, 2, 1, G, "Rename a key", "1.0.0",
-     O1, NULL),
-    CMD("renamenx", cmd_renamenx, 3, WF, ACL_WF, 1, 2, 1, G,
-     "Rename a key, only if the new key does not exist", "1.0.0", O1, NULL),
-    CMD("copy", cmd_copy, -3, CMD_WRITE | CMD_DENYOOM, "keyspace write slow", 1, 2, 1, G, "Copy a key",
-     "6.2.0",
-     "O(N) worst case for collections, where N is the number of nested items. O(1) for string "
-     "values.", NULL),
-    CMD("move", cmd_move, 3, WF, ACL_WF, 1, 1, 1, G, "Move a key to another database", "1.0.0", O1,
-     NULL),
-    CMD("keys", cmd_keys, 2, CMD_READONLY, "keyspace read slow dangerous", 0, 0, 0, G,
-     "Find all keys matching the given pattern", "1.0.0",
-     "O(N) with N being the number of keys in the database, under the assumption that the key "
-     "names in the database and the given pattern have limited length.", NULL),
-    CMD("scan", cmd_scan, -2, CMD_READONLY, "keyspace read slow", 0, 0, 0, G,
-     "Incrementally iterate the keys space", "2.8.0",
-     "O(1) for every call. O(N) for a complete iteration, including enough command calls for the "
-     "cursor to return back to 0. N is the number of elements inside the collection.", NULL),
-    CMD("randomkey", cmd_randomkey, 1, CMD_READONLY, "keyspace read slow", 0, 0, 0, G,
-     "Return a random key from the keyspace", "1.0.0", O1, NULL),
-    CMD("dbsize", cmd_dbsize, 1, RF, ACL_RF, 0, 0, 0, "server",
-     "Return the number of keys in the selected database", "1.0.0", O1, NULL),
-    CMD("flushdb", cmd_flushdb, -1, CMD_WRITE, "keyspace write slow dangerous", 0, 0, 0, "server",
-     "Remove all keys from the current database", "1.0.0",
-     "O(N) where N is the number of keys in the selected database", NULL),
-    CMD("flushall", cmd_flushall, -1, CMD_WRITE, "keyspace write slow dangerous", 0, 0, 0, "server",
-     "Remove all keys from all databases", "1.0.0",
-     "O(N) where N is the total number of keys in all databases", NULL),
-    CMD("swapdb", cmd_swapdb, 3, WF, "keyspace write fast dangerous", 0, 0, 0, "server",
-     "Swaps two Redis databases", "4.0.0",
-     "O(N) where N is the count of clients watching or blocking on keys from both databases.", NULL),
-    CMD("object", cmd_object, -2, 0, "slow", 0, 0, 0, G,
-     "A container for object introspection commands", "2.2.3", "Depends on subcommand.",
-     object_subcmds),
+static command keys_commands[] = {
+    CMD("del", cmd_del, -2, .flags = CMD_WRITE, .acl = "keyspace write slow", CMD_KEYS(1, -1, 1),
+        .summary = "Delete a key", .since = "1.0.0",
+        .complexity = "O(N) where N is the number of keys that will be removed. When a key to remove holds a "
+            "value other than a string, the individual complexity for this key is O(M) where M is the number of "
+            "elements in the list, set, sorted set or hash. Removing a single key that holds a string value is "
+            "O(1)."),
+    CMD("unlink", cmd_unlink, -2, .flags = WF, .acl = ACL_WF, CMD_KEYS(1, -1, 1),
+        .summary = "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking.",
+        .since = "4.0.0",
+        .complexity = "O(1) for each key removed regardless of its size. Then the command does O(N) work in a "
+            "different thread in order to reclaim memory, where N is the number of allocations the deleted "
+            "objects where composed of."),
+    CMD("exists", cmd_exists, -2, .flags = RF, .acl = ACL_RF, CMD_KEYS(1, -1, 1),
+        .summary = "Determine if a key exists", .since = "1.0.0",
+        .complexity = "O(N) where N is the number of keys to check."),
+    CMD("touch", cmd_touch, -2, .flags = RF, .acl = ACL_RF, CMD_KEYS(1, -1, 1),
+        .summary = "Alters the last access time of a key(s). Returns the number of existing keys specified.",
+        .since = "3.2.1", .complexity = "O(N) where N is the number of keys that will be touched."),
+    CMD("expire", cmd_expire, -3, .flags = WF, .acl = ACL_WF, CMD_KEYS(1, 1, 1),
+        .summary = "Set a key's time to live in seconds", .since = "1.0.0", .complexity = O1),
+    CMD("pexpire", cmd_pexpire, -3, .flags = WF, .acl = ACL_WF, CMD_KEYS(1, 1, 1),
+        .summary = "Set a key's time to live in milliseconds", .since = "2.6.0", .complexity = O1),
+    CMD("expireat", cmd_expireat, -3, .flags = WF, .acl = ACL_WF, CMD_KEYS(1, 1, 1),
+        .summary = "Set the expiration for a key as a UNIX timestamp", .since = "1.2.0", .complexity = O1),
+    CMD("pexpireat", cmd_pexpireat, -3, .flags = WF, .acl = ACL_WF, CMD_KEYS(1, 1, 1),
+        .summary = "Set the expiration for a key as a UNIX timestamp specified in milliseconds", .since = "2.6.0",
+        .complexity = O1),
+    CMD("ttl", cmd_ttl, 2, .flags = RF, .acl = ACL_RF, CMD_KEYS(1, 1, 1),
+        .summary = "Get the time to live for a key in seconds", .since = "1.0.0", .complexity = O1),
+    CMD("pttl", cmd_pttl, 2, .flags = RF, .acl = ACL_RF, CMD_KEYS(1, 1, 1),
+        .summary = "Get the time to live for a key in milliseconds", .since = "2.6.0", .complexity = O1),
+    CMD("expiretime", cmd_expiretime, 2, .flags = RF, .acl = ACL_RF, CMD_KEYS(1, 1, 1),
+        .summary = "Get the expiration Unix timestamp for a key", .since = "7.0.0", .complexity = O1),
+    CMD("pexpiretime", cmd_pexpiretime, 2, .flags = RF, .acl = ACL_RF, CMD_KEYS(1, 1, 1),
+        .summary = "Get the expiration Unix timestamp for a key in milliseconds", .since = "7.0.0", .complexity = O1),
+    CMD("persist", cmd_persist, 2, .flags = WF, .acl = ACL_WF, CMD_KEYS(1, 1, 1),
+        .summary = "Remove the expiration from a key", .since = "2.2.0", .complexity = O1),
+    CMD("type", cmd_type, 2, .flags = RF, .acl = ACL_RF, CMD_KEYS(1, 1, 1),
+        .summary = "Determine the type stored at key", .since = "1.0.0", .complexity = O1),
+    CMD("rename", cmd_rename, 3, .flags = CMD_WRITE, .acl = "keyspace write slow", CMD_KEYS(1, 2, 1),
+        .summary = "Rename a key", .since = "1.0.0", .complexity = O1),
+    CMD("renamenx", cmd_renamenx, 3, .flags = WF, .acl = ACL_WF, CMD_KEYS(1, 2, 1),
+        .summary = "Rename a key, only if the new key does not exist", .since = "1.0.0", .complexity = O1),
+    CMD("copy", cmd_copy, -3, .flags = CMD_WRITE | CMD_DENYOOM, .acl = "keyspace write slow", CMD_KEYS(1, 2, 1),
+        .summary = "Copy a key", .since = "6.2.0",
+        .complexity = "O(N) worst case for collections, where N is the number of nested items. O(1) for "
+            "string values."),
+    CMD("move", cmd_move, 3, .flags = WF, .acl = ACL_WF, CMD_KEYS(1, 1, 1),
+        .summary = "Move a key to another database", .since = "1.0.0", .complexity = O1),
+    CMD("keys", cmd_keys, 2, .flags = CMD_READONLY, .acl = "keyspace read slow dangerous",
+        .summary = "Find all keys matching the given pattern", .since = "1.0.0",
+        .complexity = "O(N) with N being the number of keys in the database, under the assumption that the "
+            "key names in the database and the given pattern have limited length."),
+    CMD("scan", cmd_scan, -2, .flags = CMD_READONLY, .acl = "keyspace read slow",
+        .summary = "Incrementally iterate the keys space", .since = "2.8.0",
+        .complexity = "O(1) for every call. O(N) for a complete iteration, including enough command calls for "
+            "the cursor to return back to 0. N is the number of elements inside the collection."),
+    CMD("randomkey", cmd_randomkey, 1, .flags = CMD_READONLY, .acl = "keyspace read slow",
+        .summary = "Return a random key from the keyspace", .since = "1.0.0", .complexity = O1),
+    CMD("dbsize", cmd_dbsize, 1, .flags = RF, .acl = ACL_RF, .group = "server",
+        .summary = "Return the number of keys in the selected database", .since = "1.0.0", .complexity = O1),
+    CMD("flushdb", cmd_flushdb, -1, .flags = CMD_WRITE, .acl = "keyspace write slow dangerous", .group = "server",
+        .summary = "Remove all keys from the current database", .since = "1.0.0",
+        .complexity = "O(N) where N is the number of keys in the selected database"),
+    CMD("flushall", cmd_flushall, -1, .flags = CMD_WRITE, .acl = "keyspace write slow dangerous", .group = "server",
+        .summary = "Remove all keys from all databases", .since = "1.0.0",
+        .complexity = "O(N) where N is the total number of keys in all databases"),
+    CMD("swapdb", cmd_swapdb, 3, .flags = WF, .acl = "keyspace write fast dangerous", .group = "server",
+        .summary = "Swaps two Redis databases", .since = "4.0.0",
+        .complexity = "O(N) where N is the count of clients watching or blocking on keys from both databases."),
+    CMD("object", cmd_object, -2, .acl = "slow", .summary = "A container for object introspection commands",
+        .since = "2.2.3", .complexity = "Depends on subcommand.", .subcmds = object_subcmds),
     {0},
 };
+const command_group keys_group = {"generic", keys_commands};

@@ -18,6 +18,7 @@
 #include "client.h"
 #include "command.h"
 #include "db.h"
+#include "multi.h"
 #include "reply.h"
 #include "server.h"
 #include "t_list.h"
@@ -653,21 +654,9 @@ static void cmd_brpoplpush(client *c) {
 
 /* ---- type hooks ---------------------------------------------------------------------------------- */
 
-static void list_free_value(void *p) { tl_free(p); }
-static void *list_dup_value(const void *p) { return tl_dup(p); }
-static size_t list_mem_value(const void *p) { return tl_mem(p); }
-
-__attribute__((constructor)) static void list_register_type(void) {
-    db_register_type(OBJ_LIST, list_free_value, list_dup_value, list_mem_value);
-}
 
 /* ---- table ---------------------------------------------------------------------------------------- */
 
-#define CMD(n, pr, ar, fl, acl_, fk, lk, ks, sum, since_, cx)                                                      \
-    {                                                                                                              \
-        .name = n, .proc = pr, .arity = ar, .flags = fl, .acl = acl_, .first_key = fk, .last_key = lk,             \
-        .key_step = ks, .group = "list", .summary = sum, .since = since_, .complexity = cx                         \
-    }
 #define W CMD_WRITE
 #define WD (CMD_WRITE | CMD_DENYOOM)
 #define WDF (CMD_WRITE | CMD_DENYOOM | CMD_FAST)
@@ -676,63 +665,77 @@ __attribute__((constructor)) static void list_register_type(void) {
     "O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments."
 #define BLOCK_FL (CMD_WRITE | CMD_NOSCRIPT | CMD_BLOCKING)
 
-command list_commands[] = {
-    CMD("blmove", cmd_blmove, 6, BLOCK_FL | CMD_DENYOOM, "write list slow blocking", 1, 2, 1,
-        "Pop an element from a list, push it to another list and return it; or block until one is available",
-        "6.2.0", "O(1)"),
-    CMD("blmpop", cmd_blmpop, -5, CMD_WRITE | CMD_BLOCKING | CMD_MOVABLE_KEYS, "write list slow blocking", 0, 0, 0,
-        "Pop elements from a list, or block until one is available", "7.0.0",
-        "O(N+M) where N is the number of provided keys and M is the number of elements returned."),
-    CMD("blpop", cmd_blpop, -3, BLOCK_FL, "write list slow blocking", 1, -2, 1,
-        "Remove and get the first element in a list, or block until one is available", "2.0.0",
-        "O(N) where N is the number of provided keys."),
-    CMD("brpop", cmd_brpop, -3, BLOCK_FL, "write list slow blocking", 1, -2, 1,
-        "Remove and get the last element in a list, or block until one is available", "2.0.0",
-        "O(N) where N is the number of provided keys."),
-    CMD("brpoplpush", cmd_brpoplpush, 4, BLOCK_FL | CMD_DENYOOM, "write list slow blocking", 1, 2, 1,
-        "Pop an element from a list, push it to another list and return it; or block until one is available",
-        "2.2.0", "O(1)"),
-    CMD("lindex", cmd_lindex, 3, RO, "read list slow", 1, 1, 1, "Get an element from a list by its index", "1.0.0",
-        "O(N) where N is the number of elements to traverse to get to the element at index. This makes asking for "
-        "the first or the last element of the list O(1)."),
-    CMD("linsert", cmd_linsert, 5, WD, "write list slow", 1, 1, 1,
-        "Insert an element before or after another element in a list", "2.2.0",
-        "O(N) where N is the number of elements to traverse before seeing the value pivot. This means that "
-        "inserting somewhere on the left end on the list (head) can be considered O(1) and inserting somewhere on "
-        "the right end (tail) is O(N)."),
-    CMD("llen", cmd_llen, 2, RO | CMD_FAST, "read list fast", 1, 1, 1, "Get the length of a list", "1.0.0", "O(1)"),
-    CMD("lmove", cmd_lmove, 5, WD, "write list slow", 1, 2, 1,
-        "Pop an element from a list, push it to another list and return it", "6.2.0", "O(1)"),
-    CMD("lmpop", cmd_lmpop, -4, W | CMD_MOVABLE_KEYS, "write list slow", 0, 0, 0, "Pop elements from a list",
-        "7.0.0", "O(N+M) where N is the number of provided keys and M is the number of elements returned."),
-    CMD("lpop", cmd_lpop, -2, W | CMD_FAST, "write list fast", 1, 1, 1, "Remove and get the first elements in a list",
-        "1.0.0", "O(N) where N is the number of elements returned"),
-    CMD("lpos", cmd_lpos, -3, RO, "read list slow", 1, 1, 1, "Return the index of matching elements on a list",
-        "6.0.6",
-        "O(N) where N is the number of elements in the list, for the average case. When searching for elements "
-        "near the head or the tail of the list, or when the MAXLEN option is provided, the command may run in "
-        "constant time."),
-    CMD("lpush", cmd_lpush, -3, WDF, "write list fast", 1, 1, 1, "Prepend one or multiple elements to a list",
-        "1.0.0", PUSH_CX),
-    CMD("lpushx", cmd_lpushx, -3, WDF, "write list fast", 1, 1, 1,
-        "Prepend an element to a list, only if the list exists", "2.2.0", PUSH_CX),
-    CMD("lrange", cmd_lrange, 4, RO, "read list slow", 1, 1, 1, "Get a range of elements from a list", "1.0.0",
-        "O(S+N) where S is the distance of start offset from HEAD for small lists, from nearest end (HEAD or TAIL) "
-        "for large lists; and N is the number of elements in the specified range."),
-    CMD("lrem", cmd_lrem, 4, W, "write list slow", 1, 1, 1, "Remove elements from a list", "1.0.0",
-        "O(N+M) where N is the length of the list and M is the number of elements removed."),
-    CMD("lset", cmd_lset, 4, WD, "write list slow", 1, 1, 1, "Set the value of an element in a list by its index",
-        "1.0.0",
-        "O(N) where N is the length of the list. Setting either the first or the last element of the list is O(1)."),
-    CMD("ltrim", cmd_ltrim, 4, W, "write list slow", 1, 1, 1, "Trim a list to the specified range", "1.0.0",
-        "O(N) where N is the number of elements to be removed by the operation."),
-    CMD("rpop", cmd_rpop, -2, W | CMD_FAST, "write list fast", 1, 1, 1, "Remove and get the last elements in a list",
-        "1.0.0", "O(N) where N is the number of elements returned"),
-    CMD("rpoplpush", cmd_rpoplpush, 3, WD, "write list slow", 1, 2, 1,
-        "Remove the last element in a list, prepend it to another list and return it", "1.2.0", "O(1)"),
-    CMD("rpush", cmd_rpush, -3, WDF, "write list fast", 1, 1, 1, "Append one or multiple elements to a list",
-        "1.0.0", PUSH_CX),
-    CMD("rpushx", cmd_rpushx, -3, WDF, "write list fast", 1, 1, 1,
-        "Append an element to a list, only if the list exists", "2.2.0", PUSH_CX),
+static command list_commands[] = {
+    CMD("blmove", cmd_blmove, 6, .flags = BLOCK_FL | CMD_DENYOOM, .acl = "write list slow blocking", CMD_KEYS(1, 2, 1),
+        .summary = "Pop an element from a list, push it to another list and return it; or block until one is "
+            "available", .since = "6.2.0", .complexity = "O(1)"),
+    CMD("blmpop", cmd_blmpop, -5, .flags = CMD_WRITE | CMD_BLOCKING | CMD_MOVABLE_KEYS,
+        .acl = "write list slow blocking", .summary = "Pop elements from a list, or block until one is available",
+        .since = "7.0.0",
+        .complexity = "O(N+M) where N is the number of provided keys and M is the number of elements returned."),
+    CMD("blpop", cmd_blpop, -3, .flags = BLOCK_FL, .acl = "write list slow blocking", CMD_KEYS(1, -2, 1),
+        .summary = "Remove and get the first element in a list, or block until one is available", .since = "2.0.0",
+        .complexity = "O(N) where N is the number of provided keys."),
+    CMD("brpop", cmd_brpop, -3, .flags = BLOCK_FL, .acl = "write list slow blocking", CMD_KEYS(1, -2, 1),
+        .summary = "Remove and get the last element in a list, or block until one is available", .since = "2.0.0",
+        .complexity = "O(N) where N is the number of provided keys."),
+    CMD("brpoplpush", cmd_brpoplpush, 4, .flags = BLOCK_FL | CMD_DENYOOM, .acl = "write list slow blocking",
+        CMD_KEYS(1, 2, 1),
+        .summary = "Pop an element from a list, push it to another list and return it; or block until one is "
+            "available", .since = "2.2.0", .complexity = "O(1)"),
+    CMD("lindex", cmd_lindex, 3, .flags = RO, .acl = "read list slow", CMD_KEYS(1, 1, 1),
+        .summary = "Get an element from a list by its index", .since = "1.0.0",
+        .complexity = "O(N) where N is the number of elements to traverse to get to the element at index. "
+            "This makes asking for the first or the last element of the list O(1)."),
+    CMD("linsert", cmd_linsert, 5, .flags = WD, .acl = "write list slow", CMD_KEYS(1, 1, 1),
+        .summary = "Insert an element before or after another element in a list", .since = "2.2.0",
+        .complexity = "O(N) where N is the number of elements to traverse before seeing the value pivot. This "
+            "means that inserting somewhere on the left end on the list (head) can be considered O(1) and "
+            "inserting somewhere on the right end (tail) is O(N)."),
+    CMD("llen", cmd_llen, 2, .flags = RO | CMD_FAST, .acl = "read list fast", CMD_KEYS(1, 1, 1),
+        .summary = "Get the length of a list", .since = "1.0.0", .complexity = "O(1)"),
+    CMD("lmove", cmd_lmove, 5, .flags = WD, .acl = "write list slow", CMD_KEYS(1, 2, 1),
+        .summary = "Pop an element from a list, push it to another list and return it", .since = "6.2.0",
+        .complexity = "O(1)"),
+    CMD("lmpop", cmd_lmpop, -4, .flags = W | CMD_MOVABLE_KEYS, .acl = "write list slow",
+        .summary = "Pop elements from a list", .since = "7.0.0",
+        .complexity = "O(N+M) where N is the number of provided keys and M is the number of elements returned."),
+    CMD("lpop", cmd_lpop, -2, .flags = W | CMD_FAST, .acl = "write list fast", CMD_KEYS(1, 1, 1),
+        .summary = "Remove and get the first elements in a list", .since = "1.0.0",
+        .complexity = "O(N) where N is the number of elements returned"),
+    CMD("lpos", cmd_lpos, -3, .flags = RO, .acl = "read list slow", CMD_KEYS(1, 1, 1),
+        .summary = "Return the index of matching elements on a list", .since = "6.0.6",
+        .complexity = "O(N) where N is the number of elements in the list, for the average case. When "
+            "searching for elements near the head or the tail of the list, or when the MAXLEN option is provided, "
+            "the command may run in constant time."),
+    CMD("lpush", cmd_lpush, -3, .flags = WDF, .acl = "write list fast", CMD_KEYS(1, 1, 1),
+        .summary = "Prepend one or multiple elements to a list", .since = "1.0.0", .complexity = PUSH_CX),
+    CMD("lpushx", cmd_lpushx, -3, .flags = WDF, .acl = "write list fast", CMD_KEYS(1, 1, 1),
+        .summary = "Prepend an element to a list, only if the list exists", .since = "2.2.0", .complexity = PUSH_CX),
+    CMD("lrange", cmd_lrange, 4, .flags = RO, .acl = "read list slow", CMD_KEYS(1, 1, 1),
+        .summary = "Get a range of elements from a list", .since = "1.0.0",
+        .complexity = "O(S+N) where S is the distance of start offset from HEAD for small lists, from nearest "
+            "end (HEAD or TAIL) for large lists; and N is the number of elements in the specified range."),
+    CMD("lrem", cmd_lrem, 4, .flags = W, .acl = "write list slow", CMD_KEYS(1, 1, 1),
+        .summary = "Remove elements from a list", .since = "1.0.0",
+        .complexity = "O(N+M) where N is the length of the list and M is the number of elements removed."),
+    CMD("lset", cmd_lset, 4, .flags = WD, .acl = "write list slow", CMD_KEYS(1, 1, 1),
+        .summary = "Set the value of an element in a list by its index", .since = "1.0.0",
+        .complexity = "O(N) where N is the length of the list. Setting either the first or the last element "
+            "of the list is O(1)."),
+    CMD("ltrim", cmd_ltrim, 4, .flags = W, .acl = "write list slow", CMD_KEYS(1, 1, 1),
+        .summary = "Trim a list to the specified range", .since = "1.0.0",
+        .complexity = "O(N) where N is the number of elements to be removed by the operation."),
+    CMD("rpop", cmd_rpop, -2, .flags = W | CMD_FAST, .acl = "write list fast", CMD_KEYS(1, 1, 1),
+        .summary = "Remove and get the last elements in a list", .since = "1.0.0",
+        .complexity = "O(N) where N is the number of elements returned"),
+    CMD("rpoplpush", cmd_rpoplpush, 3, .flags = WD, .acl = "write list slow", CMD_KEYS(1, 2, 1),
+        .summary = "Remove the last element in a list, prepend it to another list and return it", .since = "1.2.0",
+        .complexity = "O(1)"),
+    CMD("rpush", cmd_rpush, -3, .flags = WDF, .acl = "write list fast", CMD_KEYS(1, 1, 1),
+        .summary = "Append one or multiple elements to a list", .since = "1.0.0", .complexity = PUSH_CX),
+    CMD("rpushx", cmd_rpushx, -3, .flags = WDF, .acl = "write list fast", CMD_KEYS(1, 1, 1),
+        .summary = "Append an element to a list, only if the list exists", .since = "2.2.0", .complexity = PUSH_CX),
     {0},
 };
+const command_group list_group = {"list", list_commands};

@@ -29,13 +29,7 @@
 #include "util.h"
 #include "zmalloc.h"
 
-/* info.c */
 #include "info.h"
-void cmd_memory_stats(client *c);
-void cmd_memory_doctor(client *c);
-void info_change_replid(void);
-/* db.c: DEBUG SET-ACTIVE-EXPIRE */
-extern int g_active_expire_enabled;
 
 #define ERR_NO_PERSISTENCE "ERR persistence is not supported by ferry yet"
 
@@ -248,7 +242,7 @@ static void debug_sleep(client *c) {
 
 static void debug_set_active_expire(client *c) {
     char buf[32];
-    g_active_expire_enabled = atoi(span_cstr(buf, sizeof buf, c->argv[2])) != 0;
+    db_set_active_expire(atoi(span_cstr(buf, sizeof buf, c->argv[2])) != 0);
     reply_ok(c);
 }
 
@@ -310,57 +304,57 @@ static void cmd_debug(client *c) {
 
 /* ---------------------------------------------------------------- tables */
 
-#define CMD(n, pr, ar, fl, acl_, fk, lk, st, grp, sum, since_, cx, subs)                                          \
-    {                                                                                                              \
-        .name = n, .proc = pr, .arity = ar, .flags = fl, .acl = acl_, .first_key = fk, .last_key = lk,             \
-        .key_step = st, .group = grp, .summary = sum, .since = since_, .complexity = cx, .subcmds = subs           \
-    }
 #define F_ADMIN (CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE)
 #define ALLOC_CX "Depends on how much memory is allocated, could be slow"
 
 static command memory_subcommands[] = {
-    CMD("doctor", cmd_memory_doctor, 2, 0, "slow", 0, 0, 0, "server", "Outputs memory problems report", "4.0.0",
-        "O(1)", NULL),
-    CMD("help", memory_help, 2, CMD_LOADING | CMD_STALE, "slow", 0, 0, 0, "server",
-        "Show helpful text about the different subcommands", "4.0.0", "O(1)", NULL),
-    CMD("malloc-stats", memory_malloc_stats, 2, 0, "slow", 0, 0, 0, "server", "Show allocator internal stats",
-        "4.0.0", ALLOC_CX, NULL),
-    CMD("purge", memory_purge, 2, 0, "slow", 0, 0, 0, "server", "Ask the allocator to release memory", "4.0.0",
-        ALLOC_CX, NULL),
-    CMD("stats", cmd_memory_stats, 2, 0, "slow", 0, 0, 0, "server", "Show memory usage details", "4.0.0", "O(1)",
-        NULL),
-    CMD("usage", memory_usage, -3, CMD_READONLY, "read slow", 2, 2, 1, "server", "Estimate the memory usage of a key",
-        "4.0.0", "O(N) where N is the number of samples.", NULL),
+    CMD("doctor", cmd_memory_doctor, 2, .acl = "slow", .summary = "Outputs memory problems report", .since = "4.0.0",
+        .complexity = "O(1)"),
+    CMD("help", memory_help, 2, .flags = CMD_LOADING | CMD_STALE, .acl = "slow",
+        .summary = "Show helpful text about the different subcommands", .since = "4.0.0", .complexity = "O(1)"),
+    CMD("malloc-stats", memory_malloc_stats, 2, .acl = "slow", .summary = "Show allocator internal stats",
+        .since = "4.0.0", .complexity = ALLOC_CX),
+    CMD("purge", memory_purge, 2, .acl = "slow", .summary = "Ask the allocator to release memory", .since = "4.0.0",
+        .complexity = ALLOC_CX),
+    CMD("stats", cmd_memory_stats, 2, .acl = "slow", .summary = "Show memory usage details", .since = "4.0.0",
+        .complexity = "O(1)"),
+    CMD("usage", memory_usage, -3, .flags = CMD_READONLY, .acl = "read slow", CMD_KEYS(2, 2, 1),
+        .summary = "Estimate the memory usage of a key", .since = "4.0.0",
+        .complexity = "O(N) where N is the number of samples."),
     {0},
 };
 
-command server_commands[] = {
-    CMD("bgrewriteaof", cmd_save, 1, CMD_ADMIN | CMD_NOSCRIPT, "admin slow dangerous", 0, 0, 0, "server",
-        "Asynchronously rewrite the append-only file", "1.0.0", "O(1)", NULL),
-    CMD("bgsave", cmd_bgsave, -1, CMD_ADMIN | CMD_NOSCRIPT, "admin slow dangerous", 0, 0, 0, "server",
-        "Asynchronously save the dataset to disk", "1.0.0", "O(1)", NULL),
-    CMD("debug", cmd_debug, -2, F_ADMIN, "admin slow dangerous", 0, 0, 0, "server",
-        "A container for debugging commands", "1.0.0", "Depends on subcommand.", NULL),
-    CMD("info", cmd_info, -1, CMD_LOADING | CMD_STALE, "slow dangerous", 0, 0, 0, "server",
-        "Get information and statistics about the server", "1.0.0", "O(1)", NULL),
-    CMD("lastsave", cmd_lastsave, 1, CMD_LOADING | CMD_STALE | CMD_FAST, "admin fast dangerous", 0, 0, 0, "server",
-        "Get the UNIX time stamp of the last successful save to disk", "1.0.0", "O(1)", NULL),
-    CMD("memory", memory_container, -2, 0, "slow", 0, 0, 0, "server", "A container for memory diagnostics commands",
-        "4.0.0", "Depends on subcommand.", memory_subcommands),
-    CMD("role", cmd_role, 1, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST, "admin fast dangerous", 0, 0, 0,
-        "server", "Return the role of the instance in the context of replication", "2.8.12", "O(1)", NULL),
-    CMD("save", cmd_save, 1, CMD_ADMIN | CMD_NOSCRIPT | CMD_NO_MULTI, "admin slow dangerous", 0, 0, 0, "server",
-        "Synchronously save the dataset to disk", "1.0.0",
-        "O(N) where N is the total number of keys in all databases", NULL),
-    CMD("shutdown", cmd_shutdown, -1, F_ADMIN | CMD_NO_MULTI | CMD_ALLOW_BUSY, "admin slow dangerous", 0, 0, 0,
-        "server", "Synchronously save the dataset to disk and then shut down the server", "1.0.0",
-        "O(N) when saving, where N is the total number of keys in all databases when saving data, otherwise O(1)",
-        NULL),
-    CMD("time", cmd_time, 1, CMD_LOADING | CMD_STALE | CMD_FAST, "fast", 0, 0, 0, "server",
-        "Return the current server time", "2.6.0", "O(1)", NULL),
-    CMD("wait", cmd_wait, 3, CMD_NOSCRIPT, "slow connection", 0, 0, 0, "generic",
-        "Wait for the synchronous replication of all the write commands sent in the context of the current "
-        "connection",
-        "3.0.0", "O(1)", NULL),
+static command server_commands[] = {
+    CMD("bgrewriteaof", cmd_save, 1, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_NO_ASYNC_LOADING,
+        .acl = "admin slow dangerous", .summary = "Asynchronously rewrite the append-only file", .since = "1.0.0",
+        .complexity = "O(1)"),
+    CMD("bgsave", cmd_bgsave, -1, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_NO_ASYNC_LOADING,
+        .acl = "admin slow dangerous", .summary = "Asynchronously save the dataset to disk", .since = "1.0.0",
+        .complexity = "O(1)"),
+    CMD("debug", cmd_debug, -2, .flags = F_ADMIN, .acl = "admin slow dangerous",
+        .summary = "A container for debugging commands", .since = "1.0.0", .complexity = "Depends on subcommand."),
+    CMD("info", cmd_info, -1, .flags = CMD_LOADING | CMD_STALE, .acl = "slow dangerous",
+        .summary = "Get information and statistics about the server", .since = "1.0.0", .complexity = "O(1)"),
+    CMD("lastsave", cmd_lastsave, 1, .flags = CMD_LOADING | CMD_STALE | CMD_FAST, .acl = "admin fast dangerous",
+        .summary = "Get the UNIX time stamp of the last successful save to disk", .since = "1.0.0",
+        .complexity = "O(1)"),
+    CMD("memory", memory_container, -2, .acl = "slow", .summary = "A container for memory diagnostics commands",
+        .since = "4.0.0", .complexity = "Depends on subcommand.", .subcmds = memory_subcommands),
+    CMD("role", cmd_role, 1, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST, .acl = "admin fast dangerous",
+        .summary = "Return the role of the instance in the context of replication", .since = "2.8.12",
+        .complexity = "O(1)"),
+    CMD("save", cmd_save, 1, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_NO_MULTI | CMD_NO_ASYNC_LOADING,
+        .acl = "admin slow dangerous", .summary = "Synchronously save the dataset to disk", .since = "1.0.0",
+        .complexity = "O(N) where N is the total number of keys in all databases"),
+    CMD("shutdown", cmd_shutdown, -1, .flags = F_ADMIN | CMD_NO_MULTI | CMD_ALLOW_BUSY, .acl = "admin slow dangerous",
+        .summary = "Synchronously save the dataset to disk and then shut down the server", .since = "1.0.0",
+        .complexity = "O(N) when saving, where N is the total number of keys in all databases when saving "
+            "data, otherwise O(1)"),
+    CMD("time", cmd_time, 1, .flags = CMD_LOADING | CMD_STALE | CMD_FAST, .acl = "fast",
+        .summary = "Return the current server time", .since = "2.6.0", .complexity = "O(1)"),
+    CMD("wait", cmd_wait, 3, .flags = CMD_NOSCRIPT, .acl = "slow connection", .group = "generic",
+        .summary = "Wait for the synchronous replication of all the write commands sent in the context of the "
+            "current connection", .since = "3.0.0", .complexity = "O(1)"),
     {0},
 };
+const command_group server_group = {"server", server_commands};

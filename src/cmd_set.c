@@ -15,6 +15,7 @@
 #include "command.h"
 #include "db.h"
 #include "frand.h"
+#include "multi.h"
 #include "reply.h"
 #include "server.h"
 #include "t_set.h"
@@ -458,53 +459,54 @@ static void cmd_sscan(client *c) {
 #define INTER_O "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets."
 #define UNION_O "O(N) where N is the total number of elements in all given sets."
 
-#define CMD(nm, fn, ar, fl, acls, fk, lk, ks, sum, ver, cx)                                  \
-    { .name = nm, .proc = fn, .arity = ar, .flags = fl, .acl = acls, .first_key = fk,          \
-      .last_key = lk, .key_step = ks, .group = "set", .summary = sum, .since = ver,            \
-      .complexity = cx }
-
-command set_commands[] = {
-    CMD("sadd", cmd_sadd, -3, W_OOM_FAST, "write set fast", 1, 1, 1,
-        "Add one or more members to a set", "1.0.0",
-        "O(1) for each element added, so O(N) to add N elements when the command is called with "
-        "multiple arguments."),
-    CMD("srem", cmd_srem, -3, W_FAST, "write set fast", 1, 1, 1,
-        "Remove one or more members from a set", "1.0.0",
-        "O(N) where N is the number of members to be removed."),
-    CMD("smembers", cmd_smembers, 2, CMD_READONLY, "read set slow", 1, 1, 1,
-        "Get all the members in a set", "1.0.0", "O(N) where N is the set cardinality."),
-    CMD("sismember", cmd_sismember, 3, RO_FAST, "read set fast", 1, 1, 1,
-        "Determine if a given value is a member of a set", "1.0.0", "O(1)"),
-    CMD("smismember", cmd_smismember, -3, RO_FAST, "read set fast", 1, 1, 1,
-        "Returns the membership associated with the given elements for a set", "6.2.0",
-        "O(N) where N is the number of elements being checked for membership"),
-    CMD("scard", cmd_scard, 2, RO_FAST, "read set fast", 1, 1, 1,
-        "Get the number of members in a set", "1.0.0", "O(1)"),
-    CMD("spop", cmd_spop, -2, W_FAST, "write set fast", 1, 1, 1,
-        "Remove and return one or multiple random members from a set", "1.0.0",
-        "Without the count argument O(1), otherwise O(N) where N is the value of the passed count."),
-    CMD("srandmember", cmd_srandmember, -2, CMD_READONLY, "read set slow", 1, 1, 1,
-        "Get one or multiple random members from a set", "1.0.0",
-        "Without the count argument O(1), otherwise O(N) where N is the absolute value of the passed count."),
-    CMD("smove", cmd_smove, 4, W_FAST, "write set fast", 1, 2, 1,
-        "Move a member from one set to another", "1.0.0", "O(1)"),
-    CMD("sinter", cmd_sinter, -2, CMD_READONLY, "read set slow", 1, -1, 1,
-        "Intersect multiple sets", "1.0.0", INTER_O),
-    CMD("sintercard", cmd_sintercard, -3, CMD_READONLY | CMD_MOVABLE_KEYS, "read set slow", 0, 0, 0,
-        "Intersect multiple sets and return the cardinality of the result", "7.0.0", INTER_O),
-    CMD("sinterstore", cmd_sinterstore, -3, W_OOM, "write set slow", 1, -1, 1,
-        "Intersect multiple sets and store the resulting set in a key", "1.0.0", INTER_O),
-    CMD("sunion", cmd_sunion, -2, CMD_READONLY, "read set slow", 1, -1, 1,
-        "Add multiple sets", "1.0.0", UNION_O),
-    CMD("sunionstore", cmd_sunionstore, -3, W_OOM, "write set slow", 1, -1, 1,
-        "Add multiple sets and store the resulting set in a key", "1.0.0", UNION_O),
-    CMD("sdiff", cmd_sdiff, -2, CMD_READONLY, "read set slow", 1, -1, 1,
-        "Subtract multiple sets", "1.0.0", UNION_O),
-    CMD("sdiffstore", cmd_sdiffstore, -3, W_OOM, "write set slow", 1, -1, 1,
-        "Subtract multiple sets and store the resulting set in a key", "1.0.0", UNION_O),
-    CMD("sscan", cmd_sscan, -3, CMD_READONLY, "read set slow", 1, 1, 1,
-        "Incrementally iterate Set elements", "2.8.0",
-        "O(1) for every call. O(N) for a complete iteration, including enough command calls for the "
-        "cursor to return back to 0. N is the number of elements inside the collection.."),
+static command set_commands[] = {
+    CMD("sadd", cmd_sadd, -3, .flags = W_OOM_FAST, .acl = "write set fast", CMD_KEYS(1, 1, 1),
+        .summary = "Add one or more members to a set", .since = "1.0.0",
+        .complexity = "O(1) for each element added, so O(N) to add N elements when the command is called with "
+            "multiple arguments."),
+    CMD("srem", cmd_srem, -3, .flags = W_FAST, .acl = "write set fast", CMD_KEYS(1, 1, 1),
+        .summary = "Remove one or more members from a set", .since = "1.0.0",
+        .complexity = "O(N) where N is the number of members to be removed."),
+    CMD("smembers", cmd_smembers, 2, .flags = CMD_READONLY, .acl = "read set slow", CMD_KEYS(1, 1, 1),
+        .summary = "Get all the members in a set", .since = "1.0.0",
+        .complexity = "O(N) where N is the set cardinality."),
+    CMD("sismember", cmd_sismember, 3, .flags = RO_FAST, .acl = "read set fast", CMD_KEYS(1, 1, 1),
+        .summary = "Determine if a given value is a member of a set", .since = "1.0.0", .complexity = "O(1)"),
+    CMD("smismember", cmd_smismember, -3, .flags = RO_FAST, .acl = "read set fast", CMD_KEYS(1, 1, 1),
+        .summary = "Returns the membership associated with the given elements for a set", .since = "6.2.0",
+        .complexity = "O(N) where N is the number of elements being checked for membership"),
+    CMD("scard", cmd_scard, 2, .flags = RO_FAST, .acl = "read set fast", CMD_KEYS(1, 1, 1),
+        .summary = "Get the number of members in a set", .since = "1.0.0", .complexity = "O(1)"),
+    CMD("spop", cmd_spop, -2, .flags = W_FAST, .acl = "write set fast", CMD_KEYS(1, 1, 1),
+        .summary = "Remove and return one or multiple random members from a set", .since = "1.0.0",
+        .complexity = "Without the count argument O(1), otherwise O(N) where N is the value of the passed count."),
+    CMD("srandmember", cmd_srandmember, -2, .flags = CMD_READONLY, .acl = "read set slow", CMD_KEYS(1, 1, 1),
+        .summary = "Get one or multiple random members from a set", .since = "1.0.0",
+        .complexity = "Without the count argument O(1), otherwise O(N) where N is the absolute value of the "
+            "passed count."),
+    CMD("smove", cmd_smove, 4, .flags = W_FAST, .acl = "write set fast", CMD_KEYS(1, 2, 1),
+        .summary = "Move a member from one set to another", .since = "1.0.0", .complexity = "O(1)"),
+    CMD("sinter", cmd_sinter, -2, .flags = CMD_READONLY, .acl = "read set slow", CMD_KEYS(1, -1, 1),
+        .summary = "Intersect multiple sets", .since = "1.0.0", .complexity = INTER_O),
+    CMD("sintercard", cmd_sintercard, -3, .flags = CMD_READONLY | CMD_MOVABLE_KEYS, .acl = "read set slow",
+        .summary = "Intersect multiple sets and return the cardinality of the result", .since = "7.0.0",
+        .complexity = INTER_O),
+    CMD("sinterstore", cmd_sinterstore, -3, .flags = W_OOM, .acl = "write set slow", CMD_KEYS(1, -1, 1),
+        .summary = "Intersect multiple sets and store the resulting set in a key", .since = "1.0.0",
+        .complexity = INTER_O),
+    CMD("sunion", cmd_sunion, -2, .flags = CMD_READONLY, .acl = "read set slow", CMD_KEYS(1, -1, 1),
+        .summary = "Add multiple sets", .since = "1.0.0", .complexity = UNION_O),
+    CMD("sunionstore", cmd_sunionstore, -3, .flags = W_OOM, .acl = "write set slow", CMD_KEYS(1, -1, 1),
+        .summary = "Add multiple sets and store the resulting set in a key", .since = "1.0.0", .complexity = UNION_O),
+    CMD("sdiff", cmd_sdiff, -2, .flags = CMD_READONLY, .acl = "read set slow", CMD_KEYS(1, -1, 1),
+        .summary = "Subtract multiple sets", .since = "1.0.0", .complexity = UNION_O),
+    CMD("sdiffstore", cmd_sdiffstore, -3, .flags = W_OOM, .acl = "write set slow", CMD_KEYS(1, -1, 1),
+        .summary = "Subtract multiple sets and store the resulting set in a key", .since = "1.0.0",
+        .complexity = UNION_O),
+    CMD("sscan", cmd_sscan, -3, .flags = CMD_READONLY, .acl = "read set slow", CMD_KEYS(1, 1, 1),
+        .summary = "Incrementally iterate Set elements", .since = "2.8.0",
+        .complexity = "O(1) for every call. O(N) for a complete iteration, including enough command calls for "
+            "the cursor to return back to 0. N is the number of elements inside the collection.."),
     {0},
 };
+const command_group set_group = {"set", set_commands};

@@ -18,6 +18,7 @@
 #include "command.h"
 #include "db.h"
 #include "evict.h"
+#include "multi.h"
 #include "reply.h"
 #include "server.h"
 #include "util.h"
@@ -606,66 +607,61 @@ static void cmd_lcs(client *c) {
     "determined by the returned length, but because creating a substring from an existing string is " \
     "very cheap, it can be considered O(1) for small strings."
 
-/* Designated initializers: the runtime fields stay zero. */
-#define CMD(nm, fn, ar, fl, acls, fk, lk, ks, sum, ver, cx)                                  \
-    { .name = nm, .proc = fn, .arity = ar, .flags = fl, .acl = acls, .first_key = fk,          \
-      .last_key = lk, .key_step = ks, .group = "string", .summary = sum, .since = ver,         \
-      .complexity = cx }
-
-command string_commands[] = {
-    CMD("get", cmd_get, 2, RO_FAST, "read string fast", 1, 1, 1,
-        "Get the value of a key", "1.0.0", "O(1)"),
-    CMD("set", cmd_set, -3, W_OOM, "write string slow", 1, 1, 1,
-        "Set the string value of a key", "1.0.0", "O(1)"),
-    CMD("setnx", cmd_setnx, 3, W_OOM_FAST, "write string fast", 1, 1, 1,
-        "Set the value of a key, only if the key does not exist", "1.0.0", "O(1)"),
-    CMD("setex", cmd_setex, 4, W_OOM, "write string slow", 1, 1, 1,
-        "Set the value and expiration of a key", "2.0.0", "O(1)"),
-    CMD("psetex", cmd_psetex, 4, W_OOM, "write string slow", 1, 1, 1,
-        "Set the value and expiration in milliseconds of a key", "2.6.0", "O(1)"),
-    CMD("getset", cmd_getset, 3, W_OOM_FAST, "write string fast", 1, 1, 1,
-        "Set the string value of a key and return its old value", "1.0.0", "O(1)"),
-    CMD("getdel", cmd_getdel, 2, W_FAST, "write string fast", 1, 1, 1,
-        "Get the value of a key and delete the key", "6.2.0", "O(1)"),
-    CMD("getex", cmd_getex, -2, W_FAST, "write string fast", 1, 1, 1,
-        "Get the value of a key and optionally set its expiration", "6.2.0", "O(1)"),
-    CMD("mget", cmd_mget, -2, RO_FAST, "read string fast", 1, -1, 1,
-        "Get the values of all the given keys", "1.0.0",
-        "O(N) where N is the number of keys to retrieve."),
-    CMD("mset", cmd_mset, -3, W_OOM, "write string slow", 1, -1, 2,
-        "Set multiple keys to multiple values", "1.0.1",
-        "O(N) where N is the number of keys to set."),
-    CMD("msetnx", cmd_msetnx, -3, W_OOM, "write string slow", 1, -1, 2,
-        "Set multiple keys to multiple values, only if none of the keys exist", "1.0.1",
-        "O(N) where N is the number of keys to set."),
-    CMD("append", cmd_append, 3, W_OOM_FAST, "write string fast", 1, 1, 1,
-        "Append a value to a key", "2.0.0",
-        "O(1). The amortized time complexity is O(1) assuming the appended value is small and the "
-        "already present value is of any size, since the dynamic string library used by Redis will "
-        "double the free space available on every reallocation."),
-    CMD("strlen", cmd_strlen, 2, RO_FAST, "read string fast", 1, 1, 1,
-        "Get the length of the value stored in a key", "2.2.0", "O(1)"),
-    CMD("getrange", cmd_getrange, 4, CMD_READONLY, "read string slow", 1, 1, 1,
-        "Get a substring of the string stored at a key", "2.4.0", GETRANGE_O),
-    CMD("substr", cmd_getrange, 4, CMD_READONLY, "read string slow", 1, 1, 1,
-        "Get a substring of the string stored at a key", "1.0.0", GETRANGE_O),
-    CMD("setrange", cmd_setrange, 4, W_OOM, "write string slow", 1, 1, 1,
-        "Overwrite part of a string at key starting at the specified offset", "2.2.0",
-        "O(1), not counting the time taken to copy the new string in place. Usually, this string is "
-        "very small so the amortized complexity is O(1). Otherwise, complexity is O(M) with M being "
-        "the length of the value argument."),
-    CMD("incr", cmd_incr, 2, W_OOM_FAST, "write string fast", 1, 1, 1,
-        "Increment the integer value of a key by one", "1.0.0", "O(1)"),
-    CMD("decr", cmd_decr, 2, W_OOM_FAST, "write string fast", 1, 1, 1,
-        "Decrement the integer value of a key by one", "1.0.0", "O(1)"),
-    CMD("incrby", cmd_incrby, 3, W_OOM_FAST, "write string fast", 1, 1, 1,
-        "Increment the integer value of a key by the given amount", "1.0.0", "O(1)"),
-    CMD("decrby", cmd_decrby, 3, W_OOM_FAST, "write string fast", 1, 1, 1,
-        "Decrement the integer value of a key by the given number", "1.0.0", "O(1)"),
-    CMD("incrbyfloat", cmd_incrbyfloat, 3, W_OOM_FAST, "write string fast", 1, 1, 1,
-        "Increment the float value of a key by the given amount", "2.6.0", "O(1)"),
-    CMD("lcs", cmd_lcs, -3, CMD_READONLY, "read string slow", 1, 2, 1,
-        "Find longest common substring", "7.0.0",
-        "O(N*M) where N and M are the lengths of s1 and s2, respectively"),
+static command string_commands[] = {
+    CMD("get", cmd_get, 2, .flags = RO_FAST, .acl = "read string fast", CMD_KEYS(1, 1, 1),
+        .summary = "Get the value of a key", .since = "1.0.0", .complexity = "O(1)"),
+    CMD("set", cmd_set, -3, .flags = W_OOM, .acl = "write string slow", CMD_KEYS(1, 1, 1),
+        .summary = "Set the string value of a key", .since = "1.0.0", .complexity = "O(1)"),
+    CMD("setnx", cmd_setnx, 3, .flags = W_OOM_FAST, .acl = "write string fast", CMD_KEYS(1, 1, 1),
+        .summary = "Set the value of a key, only if the key does not exist", .since = "1.0.0", .complexity = "O(1)"),
+    CMD("setex", cmd_setex, 4, .flags = W_OOM, .acl = "write string slow", CMD_KEYS(1, 1, 1),
+        .summary = "Set the value and expiration of a key", .since = "2.0.0", .complexity = "O(1)"),
+    CMD("psetex", cmd_psetex, 4, .flags = W_OOM, .acl = "write string slow", CMD_KEYS(1, 1, 1),
+        .summary = "Set the value and expiration in milliseconds of a key", .since = "2.6.0", .complexity = "O(1)"),
+    CMD("getset", cmd_getset, 3, .flags = W_OOM_FAST, .acl = "write string fast", CMD_KEYS(1, 1, 1),
+        .summary = "Set the string value of a key and return its old value", .since = "1.0.0", .complexity = "O(1)"),
+    CMD("getdel", cmd_getdel, 2, .flags = W_FAST, .acl = "write string fast", CMD_KEYS(1, 1, 1),
+        .summary = "Get the value of a key and delete the key", .since = "6.2.0", .complexity = "O(1)"),
+    CMD("getex", cmd_getex, -2, .flags = W_FAST, .acl = "write string fast", CMD_KEYS(1, 1, 1),
+        .summary = "Get the value of a key and optionally set its expiration", .since = "6.2.0", .complexity = "O(1)"),
+    CMD("mget", cmd_mget, -2, .flags = RO_FAST, .acl = "read string fast", CMD_KEYS(1, -1, 1),
+        .summary = "Get the values of all the given keys", .since = "1.0.0",
+        .complexity = "O(N) where N is the number of keys to retrieve."),
+    CMD("mset", cmd_mset, -3, .flags = W_OOM, .acl = "write string slow", CMD_KEYS(1, -1, 2),
+        .summary = "Set multiple keys to multiple values", .since = "1.0.1",
+        .complexity = "O(N) where N is the number of keys to set."),
+    CMD("msetnx", cmd_msetnx, -3, .flags = W_OOM, .acl = "write string slow", CMD_KEYS(1, -1, 2),
+        .summary = "Set multiple keys to multiple values, only if none of the keys exist", .since = "1.0.1",
+        .complexity = "O(N) where N is the number of keys to set."),
+    CMD("append", cmd_append, 3, .flags = W_OOM_FAST, .acl = "write string fast", CMD_KEYS(1, 1, 1),
+        .summary = "Append a value to a key", .since = "2.0.0",
+        .complexity = "O(1). The amortized time complexity is O(1) assuming the appended value is small and "
+            "the already present value is of any size, since the dynamic string library used by Redis will double "
+            "the free space available on every reallocation."),
+    CMD("strlen", cmd_strlen, 2, .flags = RO_FAST, .acl = "read string fast", CMD_KEYS(1, 1, 1),
+        .summary = "Get the length of the value stored in a key", .since = "2.2.0", .complexity = "O(1)"),
+    CMD("getrange", cmd_getrange, 4, .flags = CMD_READONLY, .acl = "read string slow", CMD_KEYS(1, 1, 1),
+        .summary = "Get a substring of the string stored at a key", .since = "2.4.0", .complexity = GETRANGE_O),
+    CMD("substr", cmd_getrange, 4, .flags = CMD_READONLY, .acl = "read string slow", CMD_KEYS(1, 1, 1),
+        .summary = "Get a substring of the string stored at a key", .since = "1.0.0", .complexity = GETRANGE_O),
+    CMD("setrange", cmd_setrange, 4, .flags = W_OOM, .acl = "write string slow", CMD_KEYS(1, 1, 1),
+        .summary = "Overwrite part of a string at key starting at the specified offset", .since = "2.2.0",
+        .complexity = "O(1), not counting the time taken to copy the new string in place. Usually, this "
+            "string is very small so the amortized complexity is O(1). Otherwise, complexity is O(M) with M being "
+            "the length of the value argument."),
+    CMD("incr", cmd_incr, 2, .flags = W_OOM_FAST, .acl = "write string fast", CMD_KEYS(1, 1, 1),
+        .summary = "Increment the integer value of a key by one", .since = "1.0.0", .complexity = "O(1)"),
+    CMD("decr", cmd_decr, 2, .flags = W_OOM_FAST, .acl = "write string fast", CMD_KEYS(1, 1, 1),
+        .summary = "Decrement the integer value of a key by one", .since = "1.0.0", .complexity = "O(1)"),
+    CMD("incrby", cmd_incrby, 3, .flags = W_OOM_FAST, .acl = "write string fast", CMD_KEYS(1, 1, 1),
+        .summary = "Increment the integer value of a key by the given amount", .since = "1.0.0", .complexity = "O(1)"),
+    CMD("decrby", cmd_decrby, 3, .flags = W_OOM_FAST, .acl = "write string fast", CMD_KEYS(1, 1, 1),
+        .summary = "Decrement the integer value of a key by the given number", .since = "1.0.0", .complexity = "O(1)"),
+    CMD("incrbyfloat", cmd_incrbyfloat, 3, .flags = W_OOM_FAST, .acl = "write string fast", CMD_KEYS(1, 1, 1),
+        .summary = "Increment the float value of a key by the given amount", .since = "2.6.0", .complexity = "O(1)"),
+    CMD("lcs", cmd_lcs, -3, .flags = CMD_READONLY, .acl = "read string slow", CMD_KEYS(1, 2, 1),
+        .summary = "Find longest common substring", .since = "7.0.0",
+        .complexity = "O(N*M) where N and M are the lengths of s1 and s2, respectively"),
     {0},
 };
+const command_group string_group = {"string", string_commands};

@@ -14,6 +14,7 @@
 #include <string.h>
 #include "blocking.h"
 #include "cmd_zset.h"
+#include "multi.h"
 #include "reply.h"
 #include "server.h"
 #include "util.h"
@@ -527,148 +528,154 @@ static void cmd_zremrangebylex(client *c) { zremrange_generic(c, ZR_LEX); }
 
 /* ---- the command table ------------------------------------------------------ */
 
-#define G "sorted-set"
-/* positional fields up to subcmds; the runtime fields start zeroed */
-#define CMD(...) {__VA_ARGS__, NULL, {0}, 0, 0, 0, 0}
-command zset_commands[] = {
-    CMD("zadd", cmd_zadd, -4, CMD_WRITE | CMD_DENYOOM | CMD_FAST, "write sortedset fast", 1, 1, 1, G,
-     "Add one or more members to a sorted set, or update its score if it already exists",
-     "1.2.0", "O(log(N)) for each item added, where N is the number of elements in the sorted set.", NULL),
-    CMD("zincrby", cmd_zincrby, 4, CMD_WRITE | CMD_DENYOOM | CMD_FAST, "write sortedset fast", 1, 1, 1, G,
-     "Increment the score of a member in a sorted set",
-     "1.2.0", "O(log(N)) where N is the number of elements in the sorted set.", NULL),
-    CMD("zrem", cmd_zrem, -3, CMD_WRITE | CMD_FAST, "write sortedset fast", 1, 1, 1, G,
-     "Remove one or more members from a sorted set",
-     "1.2.0", "O(M*log(N)) with N being the number of elements in the sorted set and M the number of "
-     "elements to be removed.", NULL),
-    CMD("zscore", cmd_zscore, 3, CMD_READONLY | CMD_FAST, "read sortedset fast", 1, 1, 1, G,
-     "Get the score associated with the given member in a sorted set",
-     "1.2.0", "O(1)", NULL),
-    CMD("zmscore", cmd_zmscore, -3, CMD_READONLY | CMD_FAST, "read sortedset fast", 1, 1, 1, G,
-     "Get the score associated with the given members in a sorted set",
-     "6.2.0", "O(N) where N is the number of members being requested.", NULL),
-    CMD("zcard", cmd_zcard, 2, CMD_READONLY | CMD_FAST, "read sortedset fast", 1, 1, 1, G,
-     "Get the number of members in a sorted set",
-     "1.2.0", "O(1)", NULL),
-    CMD("zcount", cmd_zcount, 4, CMD_READONLY | CMD_FAST, "read sortedset fast", 1, 1, 1, G,
-     "Count the members in a sorted set with scores within the given values",
-     "2.0.0", "O(log(N)) with N being the number of elements in the sorted set.", NULL),
-    CMD("zlexcount", cmd_zlexcount, 4, CMD_READONLY | CMD_FAST, "read sortedset fast", 1, 1, 1, G,
-     "Count the number of members in a sorted set between a given lexicographical range",
-     "2.8.9", "O(log(N)) with N being the number of elements in the sorted set.", NULL),
-    CMD("zrange", cmd_zrange, -4, CMD_READONLY, "read sortedset slow", 1, 1, 1, G,
-     "Return a range of members in a sorted set",
-     "1.2.0", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
-     "elements returned.", NULL),
-    CMD("zrangestore", cmd_zrangestore, -5, CMD_WRITE | CMD_DENYOOM, "write sortedset slow", 1, 2, 1, G,
-     "Store a range of members from sorted set into another key",
-     "6.2.0", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
-     "elements stored into the destination key.", NULL),
-    CMD("zrangebyscore", cmd_zrangebyscore, -4, CMD_READONLY, "read sortedset slow", 1, 1, 1, G,
-     "Return a range of members in a sorted set, by score",
-     "1.0.5", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
-     "elements being returned. If M is constant (e.g. always asking for the first 10 elements "
-     "with LIMIT), you can consider it O(log(N)).", NULL),
-    CMD("zrevrangebyscore", cmd_zrevrangebyscore, -4, CMD_READONLY, "read sortedset slow", 1, 1, 1, G,
-     "Return a range of members in a sorted set, by score, with scores ordered from high to "
-     "low",
-     "2.2.0", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
-     "elements being returned. If M is constant (e.g. always asking for the first 10 elements "
-     "with LIMIT), you can consider it O(log(N)).", NULL),
-    CMD("zrangebylex", cmd_zrangebylex, -4, CMD_READONLY, "read sortedset slow", 1, 1, 1, G,
-     "Return a range of members in a sorted set, by lexicographical range",
-     "2.8.9", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
-     "elements being returned. If M is constant (e.g. always asking for the first 10 elements "
-     "with LIMIT), you can consider it O(log(N)).", NULL),
-    CMD("zrevrangebylex", cmd_zrevrangebylex, -4, CMD_READONLY, "read sortedset slow", 1, 1, 1, G,
-     "Return a range of members in a sorted set, by lexicographical range, ordered from "
-     "higher to lower strings.",
-     "2.8.9", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
-     "elements being returned. If M is constant (e.g. always asking for the first 10 elements "
-     "with LIMIT), you can consider it O(log(N)).", NULL),
-    CMD("zrevrange", cmd_zrevrange, -4, CMD_READONLY, "read sortedset slow", 1, 1, 1, G,
-     "Return a range of members in a sorted set, by index, with scores ordered from high to "
-     "low",
-     "1.2.0", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
-     "elements returned.", NULL),
-    CMD("zrank", cmd_zrank, 3, CMD_READONLY | CMD_FAST, "read sortedset fast", 1, 1, 1, G,
-     "Determine the index of a member in a sorted set",
-     "2.0.0", "O(log(N))", NULL),
-    CMD("zrevrank", cmd_zrevrank, 3, CMD_READONLY | CMD_FAST, "read sortedset fast", 1, 1, 1, G,
-     "Determine the index of a member in a sorted set, with scores ordered from high to low",
-     "2.0.0", "O(log(N))", NULL),
-    CMD("zremrangebyscore", cmd_zremrangebyscore, 4, CMD_WRITE, "write sortedset slow", 1, 1, 1, G,
-     "Remove all members in a sorted set within the given scores",
-     "1.2.0", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
-     "elements removed by the operation.", NULL),
-    CMD("zremrangebyrank", cmd_zremrangebyrank, 4, CMD_WRITE, "write sortedset slow", 1, 1, 1, G,
-     "Remove all members in a sorted set within the given indexes",
-     "2.0.0", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
-     "elements removed by the operation.", NULL),
-    CMD("zremrangebylex", cmd_zremrangebylex, 4, CMD_WRITE, "write sortedset slow", 1, 1, 1, G,
-     "Remove all members in a sorted set between the given lexicographical range",
-     "2.8.9", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
-     "elements removed by the operation.", NULL),
-    CMD("zpopmin", cmd_zpopmin, -2, CMD_WRITE | CMD_FAST, "write sortedset fast", 1, 1, 1, G,
-     "Remove and return members with the lowest scores in a sorted set",
-     "5.0.0", "O(log(N)*M) with N being the number of elements in the sorted set, and M being the "
-     "number of elements popped.", NULL),
-    CMD("zpopmax", cmd_zpopmax, -2, CMD_WRITE | CMD_FAST, "write sortedset fast", 1, 1, 1, G,
-     "Remove and return members with the highest scores in a sorted set",
-     "5.0.0", "O(log(N)*M) with N being the number of elements in the sorted set, and M being the "
-     "number of elements popped.", NULL),
-    CMD("bzpopmin", cmd_bzpopmin, -3, CMD_WRITE | CMD_NOSCRIPT | CMD_BLOCKING | CMD_FAST, "write sortedset fast blocking", 1, -2, 1, G,
-     "Remove and return the member with the lowest score from one or more sorted sets, or "
-     "block until one is available",
-     "5.0.0", "O(log(N)) with N being the number of elements in the sorted set.", NULL),
-    CMD("bzpopmax", cmd_bzpopmax, -3, CMD_WRITE | CMD_NOSCRIPT | CMD_BLOCKING | CMD_FAST, "write sortedset fast blocking", 1, -2, 1, G,
-     "Remove and return the member with the highest score from one or more sorted sets, or "
-     "block until one is available",
-     "5.0.0", "O(log(N)) with N being the number of elements in the sorted set.", NULL),
-    CMD("zmpop", cmd_zmpop, -4, CMD_WRITE | CMD_MOVABLE_KEYS, "write sortedset slow", 0, 0, 0, G,
-     "Remove and return members with scores in a sorted set",
-     "7.0.0", "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of "
-     "elements in the sorted set, and M being the number of elements popped.", NULL),
-    CMD("bzmpop", cmd_bzmpop, -5, CMD_WRITE | CMD_BLOCKING | CMD_MOVABLE_KEYS, "write sortedset slow blocking", 0, 0, 0, G,
-     "Remove and return members with scores in a sorted set or block until one is available",
-     "7.0.0", "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of "
-     "elements in the sorted set, and M being the number of elements popped.", NULL),
-    CMD("zrandmember", cmd_zrandmember, -2, CMD_READONLY, "read sortedset slow", 1, 1, 1, G,
-     "Get one or multiple random elements from a sorted set",
-     "6.2.0", "O(N) where N is the number of elements returned", NULL),
-    CMD("zunionstore", cmd_zunionstore, -4, CMD_WRITE | CMD_DENYOOM | CMD_MOVABLE_KEYS, "write sortedset slow", 1, 1, 1, G,
-     "Add multiple sorted sets and store the resulting sorted set in a new key",
-     "2.0.0", "O(N)+O(M log(M)) with N being the sum of the sizes of the input sorted sets, and M "
-     "being the number of elements in the resulting sorted set.", NULL),
-    CMD("zinterstore", cmd_zinterstore, -4, CMD_WRITE | CMD_DENYOOM | CMD_MOVABLE_KEYS, "write sortedset slow", 1, 1, 1, G,
-     "Intersect multiple sorted sets and store the resulting sorted set in a new key",
-     "2.0.0", "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the "
-     "number of input sorted sets and M being the number of elements in the resulting sorted "
-     "set.", NULL),
-    CMD("zdiffstore", cmd_zdiffstore, -4, CMD_WRITE | CMD_DENYOOM | CMD_MOVABLE_KEYS, "write sortedset slow", 1, 1, 1, G,
-     "Subtract multiple sorted sets and store the resulting sorted set in a new key",
-     "6.2.0", "O(L + (N-K)log(N)) worst case where L is the total number of elements in all the sets, "
-     "N is the size of the first set, and K is the size of the result set.", NULL),
-    CMD("zunion", cmd_zunion, -3, CMD_READONLY | CMD_MOVABLE_KEYS, "read sortedset slow", 0, 0, 0, G,
-     "Add multiple sorted sets",
-     "6.2.0", "O(N)+O(M*log(M)) with N being the sum of the sizes of the input sorted sets, and M "
-     "being the number of elements in the resulting sorted set.", NULL),
-    CMD("zinter", cmd_zinter, -3, CMD_READONLY | CMD_MOVABLE_KEYS, "read sortedset slow", 0, 0, 0, G,
-     "Intersect multiple sorted sets",
-     "6.2.0", "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the "
-     "number of input sorted sets and M being the number of elements in the resulting sorted "
-     "set.", NULL),
-    CMD("zdiff", cmd_zdiff, -3, CMD_READONLY | CMD_MOVABLE_KEYS, "read sortedset slow", 0, 0, 0, G,
-     "Subtract multiple sorted sets",
-     "6.2.0", "O(L + (N-K)log(N)) worst case where L is the total number of elements in all the sets, "
-     "N is the size of the first set, and K is the size of the result set.", NULL),
-    CMD("zintercard", cmd_zintercard, -3, CMD_READONLY | CMD_MOVABLE_KEYS, "read sortedset slow", 0, 0, 0, G,
-     "Intersect multiple sorted sets and return the cardinality of the result",
-     "7.0.0", "O(N*K) worst case with N being the smallest input sorted set, K being the number of "
-     "input sorted sets.", NULL),
-    CMD("zscan", cmd_zscan, -3, CMD_READONLY, "read sortedset slow", 1, 1, 1, G,
-     "Incrementally iterate sorted sets elements and associated scores",
-     "2.8.0", "O(1) for every call. O(N) for a complete iteration, including enough command calls for "
-     "the cursor to return back to 0. N is the number of elements inside the collection..", NULL),
+static command zset_commands[] = {
+    CMD("zadd", cmd_zadd, -4, .flags = CMD_WRITE | CMD_DENYOOM | CMD_FAST, .acl = "write sortedset fast",
+        CMD_KEYS(1, 1, 1),
+        .summary = "Add one or more members to a sorted set, or update its score if it already exists",
+        .since = "1.2.0",
+        .complexity = "O(log(N)) for each item added, where N is the number of elements in the sorted set."),
+    CMD("zincrby", cmd_zincrby, 4, .flags = CMD_WRITE | CMD_DENYOOM | CMD_FAST, .acl = "write sortedset fast",
+        CMD_KEYS(1, 1, 1), .summary = "Increment the score of a member in a sorted set", .since = "1.2.0",
+        .complexity = "O(log(N)) where N is the number of elements in the sorted set."),
+    CMD("zrem", cmd_zrem, -3, .flags = CMD_WRITE | CMD_FAST, .acl = "write sortedset fast", CMD_KEYS(1, 1, 1),
+        .summary = "Remove one or more members from a sorted set", .since = "1.2.0",
+        .complexity = "O(M*log(N)) with N being the number of elements in the sorted set and M the number of "
+            "elements to be removed."),
+    CMD("zscore", cmd_zscore, 3, .flags = CMD_READONLY | CMD_FAST, .acl = "read sortedset fast", CMD_KEYS(1, 1, 1),
+        .summary = "Get the score associated with the given member in a sorted set", .since = "1.2.0",
+        .complexity = "O(1)"),
+    CMD("zmscore", cmd_zmscore, -3, .flags = CMD_READONLY | CMD_FAST, .acl = "read sortedset fast", CMD_KEYS(1, 1, 1),
+        .summary = "Get the score associated with the given members in a sorted set", .since = "6.2.0",
+        .complexity = "O(N) where N is the number of members being requested."),
+    CMD("zcard", cmd_zcard, 2, .flags = CMD_READONLY | CMD_FAST, .acl = "read sortedset fast", CMD_KEYS(1, 1, 1),
+        .summary = "Get the number of members in a sorted set", .since = "1.2.0", .complexity = "O(1)"),
+    CMD("zcount", cmd_zcount, 4, .flags = CMD_READONLY | CMD_FAST, .acl = "read sortedset fast", CMD_KEYS(1, 1, 1),
+        .summary = "Count the members in a sorted set with scores within the given values", .since = "2.0.0",
+        .complexity = "O(log(N)) with N being the number of elements in the sorted set."),
+    CMD("zlexcount", cmd_zlexcount, 4, .flags = CMD_READONLY | CMD_FAST, .acl = "read sortedset fast",
+        CMD_KEYS(1, 1, 1),
+        .summary = "Count the number of members in a sorted set between a given lexicographical range",
+        .since = "2.8.9", .complexity = "O(log(N)) with N being the number of elements in the sorted set."),
+    CMD("zrange", cmd_zrange, -4, .flags = CMD_READONLY, .acl = "read sortedset slow", CMD_KEYS(1, 1, 1),
+        .summary = "Return a range of members in a sorted set", .since = "1.2.0",
+        .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
+            "elements returned."),
+    CMD("zrangestore", cmd_zrangestore, -5, .flags = CMD_WRITE | CMD_DENYOOM, .acl = "write sortedset slow",
+        CMD_KEYS(1, 2, 1), .summary = "Store a range of members from sorted set into another key", .since = "6.2.0",
+        .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
+            "elements stored into the destination key."),
+    CMD("zrangebyscore", cmd_zrangebyscore, -4, .flags = CMD_READONLY, .acl = "read sortedset slow", CMD_KEYS(1, 1, 1),
+        .summary = "Return a range of members in a sorted set, by score", .since = "1.0.5",
+        .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
+            "elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), "
+            "you can consider it O(log(N))."),
+    CMD("zrevrangebyscore", cmd_zrevrangebyscore, -4, .flags = CMD_READONLY, .acl = "read sortedset slow",
+        CMD_KEYS(1, 1, 1),
+        .summary = "Return a range of members in a sorted set, by score, with scores ordered from high to low",
+        .since = "2.2.0",
+        .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
+            "elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), "
+            "you can consider it O(log(N))."),
+    CMD("zrangebylex", cmd_zrangebylex, -4, .flags = CMD_READONLY, .acl = "read sortedset slow", CMD_KEYS(1, 1, 1),
+        .summary = "Return a range of members in a sorted set, by lexicographical range", .since = "2.8.9",
+        .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
+            "elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), "
+            "you can consider it O(log(N))."),
+    CMD("zrevrangebylex", cmd_zrevrangebylex, -4, .flags = CMD_READONLY, .acl = "read sortedset slow",
+        CMD_KEYS(1, 1, 1),
+        .summary = "Return a range of members in a sorted set, by lexicographical range, ordered from higher "
+            "to lower strings.", .since = "2.8.9",
+        .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
+            "elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), "
+            "you can consider it O(log(N))."),
+    CMD("zrevrange", cmd_zrevrange, -4, .flags = CMD_READONLY, .acl = "read sortedset slow", CMD_KEYS(1, 1, 1),
+        .summary = "Return a range of members in a sorted set, by index, with scores ordered from high to low",
+        .since = "1.2.0",
+        .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
+            "elements returned."),
+    CMD("zrank", cmd_zrank, 3, .flags = CMD_READONLY | CMD_FAST, .acl = "read sortedset fast", CMD_KEYS(1, 1, 1),
+        .summary = "Determine the index of a member in a sorted set", .since = "2.0.0", .complexity = "O(log(N))"),
+    CMD("zrevrank", cmd_zrevrank, 3, .flags = CMD_READONLY | CMD_FAST, .acl = "read sortedset fast", CMD_KEYS(1, 1, 1),
+        .summary = "Determine the index of a member in a sorted set, with scores ordered from high to low",
+        .since = "2.0.0", .complexity = "O(log(N))"),
+    CMD("zremrangebyscore", cmd_zremrangebyscore, 4, .flags = CMD_WRITE, .acl = "write sortedset slow",
+        CMD_KEYS(1, 1, 1), .summary = "Remove all members in a sorted set within the given scores", .since = "1.2.0",
+        .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
+            "elements removed by the operation."),
+    CMD("zremrangebyrank", cmd_zremrangebyrank, 4, .flags = CMD_WRITE, .acl = "write sortedset slow",
+        CMD_KEYS(1, 1, 1), .summary = "Remove all members in a sorted set within the given indexes", .since = "2.0.0",
+        .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
+            "elements removed by the operation."),
+    CMD("zremrangebylex", cmd_zremrangebylex, 4, .flags = CMD_WRITE, .acl = "write sortedset slow", CMD_KEYS(1, 1, 1),
+        .summary = "Remove all members in a sorted set between the given lexicographical range", .since = "2.8.9",
+        .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
+            "elements removed by the operation."),
+    CMD("zpopmin", cmd_zpopmin, -2, .flags = CMD_WRITE | CMD_FAST, .acl = "write sortedset fast", CMD_KEYS(1, 1, 1),
+        .summary = "Remove and return members with the lowest scores in a sorted set", .since = "5.0.0",
+        .complexity = "O(log(N)*M) with N being the number of elements in the sorted set, and M being the "
+            "number of elements popped."),
+    CMD("zpopmax", cmd_zpopmax, -2, .flags = CMD_WRITE | CMD_FAST, .acl = "write sortedset fast", CMD_KEYS(1, 1, 1),
+        .summary = "Remove and return members with the highest scores in a sorted set", .since = "5.0.0",
+        .complexity = "O(log(N)*M) with N being the number of elements in the sorted set, and M being the "
+            "number of elements popped."),
+    CMD("bzpopmin", cmd_bzpopmin, -3, .flags = CMD_WRITE | CMD_NOSCRIPT | CMD_BLOCKING | CMD_FAST,
+        .acl = "write sortedset fast blocking", CMD_KEYS(1, -2, 1),
+        .summary = "Remove and return the member with the lowest score from one or more sorted sets, or block "
+            "until one is available", .since = "5.0.0",
+        .complexity = "O(log(N)) with N being the number of elements in the sorted set."),
+    CMD("bzpopmax", cmd_bzpopmax, -3, .flags = CMD_WRITE | CMD_NOSCRIPT | CMD_BLOCKING | CMD_FAST,
+        .acl = "write sortedset fast blocking", CMD_KEYS(1, -2, 1),
+        .summary = "Remove and return the member with the highest score from one or more sorted sets, or "
+            "block until one is available", .since = "5.0.0",
+        .complexity = "O(log(N)) with N being the number of elements in the sorted set."),
+    CMD("zmpop", cmd_zmpop, -4, .flags = CMD_WRITE | CMD_MOVABLE_KEYS, .acl = "write sortedset slow",
+        .summary = "Remove and return members with scores in a sorted set", .since = "7.0.0",
+        .complexity = "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of "
+            "elements in the sorted set, and M being the number of elements popped."),
+    CMD("bzmpop", cmd_bzmpop, -5, .flags = CMD_WRITE | CMD_BLOCKING | CMD_MOVABLE_KEYS,
+        .acl = "write sortedset slow blocking",
+        .summary = "Remove and return members with scores in a sorted set or block until one is available",
+        .since = "7.0.0",
+        .complexity = "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of "
+            "elements in the sorted set, and M being the number of elements popped."),
+    CMD("zrandmember", cmd_zrandmember, -2, .flags = CMD_READONLY, .acl = "read sortedset slow", CMD_KEYS(1, 1, 1),
+        .summary = "Get one or multiple random elements from a sorted set", .since = "6.2.0",
+        .complexity = "O(N) where N is the number of elements returned"),
+    CMD("zunionstore", cmd_zunionstore, -4, .flags = CMD_WRITE | CMD_DENYOOM | CMD_MOVABLE_KEYS,
+        .acl = "write sortedset slow", CMD_KEYS(1, 1, 1),
+        .summary = "Add multiple sorted sets and store the resulting sorted set in a new key", .since = "2.0.0",
+        .complexity = "O(N)+O(M log(M)) with N being the sum of the sizes of the input sorted sets, and M "
+            "being the number of elements in the resulting sorted set."),
+    CMD("zinterstore", cmd_zinterstore, -4, .flags = CMD_WRITE | CMD_DENYOOM | CMD_MOVABLE_KEYS,
+        .acl = "write sortedset slow", CMD_KEYS(1, 1, 1),
+        .summary = "Intersect multiple sorted sets and store the resulting sorted set in a new key", .since = "2.0.0",
+        .complexity = "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the "
+            "number of input sorted sets and M being the number of elements in the resulting sorted set."),
+    CMD("zdiffstore", cmd_zdiffstore, -4, .flags = CMD_WRITE | CMD_DENYOOM | CMD_MOVABLE_KEYS,
+        .acl = "write sortedset slow", CMD_KEYS(1, 1, 1),
+        .summary = "Subtract multiple sorted sets and store the resulting sorted set in a new key", .since = "6.2.0",
+        .complexity = "O(L + (N-K)log(N)) worst case where L is the total number of elements in all the sets, "
+            "N is the size of the first set, and K is the size of the result set."),
+    CMD("zunion", cmd_zunion, -3, .flags = CMD_READONLY | CMD_MOVABLE_KEYS, .acl = "read sortedset slow",
+        .summary = "Add multiple sorted sets", .since = "6.2.0",
+        .complexity = "O(N)+O(M*log(M)) with N being the sum of the sizes of the input sorted sets, and M "
+            "being the number of elements in the resulting sorted set."),
+    CMD("zinter", cmd_zinter, -3, .flags = CMD_READONLY | CMD_MOVABLE_KEYS, .acl = "read sortedset slow",
+        .summary = "Intersect multiple sorted sets", .since = "6.2.0",
+        .complexity = "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the "
+            "number of input sorted sets and M being the number of elements in the resulting sorted set."),
+    CMD("zdiff", cmd_zdiff, -3, .flags = CMD_READONLY | CMD_MOVABLE_KEYS, .acl = "read sortedset slow",
+        .summary = "Subtract multiple sorted sets", .since = "6.2.0",
+        .complexity = "O(L + (N-K)log(N)) worst case where L is the total number of elements in all the sets, "
+            "N is the size of the first set, and K is the size of the result set."),
+    CMD("zintercard", cmd_zintercard, -3, .flags = CMD_READONLY | CMD_MOVABLE_KEYS, .acl = "read sortedset slow",
+        .summary = "Intersect multiple sorted sets and return the cardinality of the result", .since = "7.0.0",
+        .complexity = "O(N*K) worst case with N being the smallest input sorted set, K being the number of "
+            "input sorted sets."),
+    CMD("zscan", cmd_zscan, -3, .flags = CMD_READONLY, .acl = "read sortedset slow", CMD_KEYS(1, 1, 1),
+        .summary = "Incrementally iterate sorted sets elements and associated scores", .since = "2.8.0",
+        .complexity = "O(1) for every call. O(N) for a complete iteration, including enough command calls for "
+            "the cursor to return back to 0. N is the number of elements inside the collection.."),
     {0},
 };
+const command_group zset_group = {"sorted-set", zset_commands};

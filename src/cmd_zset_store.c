@@ -16,6 +16,7 @@
 #include "cmd_zset.h"
 #include "dict.h"
 #include "reply.h"
+#include "t_set.h"
 #include "server.h"
 #include "util.h"
 #include "zmalloc.h"
@@ -25,7 +26,7 @@ enum { AGG_SUM, AGG_MIN, AGG_MAX };
 
 typedef struct zsrc {
     zset *zs;               /* sorted-set input */
-    const void *set;        /* plain-set input */
+    fset *set;              /* plain-set input (members score 1) */
     double weight;
     unsigned long len;      /* 0 for a missing key */
     int pos;                /* argument order (stable sort) */
@@ -35,7 +36,7 @@ typedef struct zsrc {
 
 static int src_find(const zsrc *s, const char *m, size_t len, double *score) {
     if (s->zs) return zset_score(s->zs, m, len, score);
-    if (s->set && zset_set_input->contains(s->set, m, len)) {
+    if (s->set && fset_contains(s->set, m, len)) {
         *score = 1.0;
         return 1;
     }
@@ -43,16 +44,6 @@ static int src_find(const zsrc *s, const char *m, size_t len, double *score) {
 }
 
 typedef void elem_fn(void *ud, const char *m, size_t len, double score);
-
-typedef struct set_walk {
-    elem_fn *fn;
-    void *ud;
-} set_walk;
-
-static void set_member(void *ud, const char *m, size_t len) {
-    set_walk *w = ud;
-    w->fn(w->ud, m, len, 1.0);
-}
 
 static void src_foreach(const zsrc *s, elem_fn *fn, void *ud) {
     if (s->zs) {
@@ -63,8 +54,11 @@ static void src_foreach(const zsrc *s, elem_fn *fn, void *ud) {
             fn(ud, m, len, zs_iter_score_of(&it));
         }
     } else if (s->set) {
-        set_walk w = {fn, ud};
-        zset_set_input->foreach(s->set, set_member, &w);
+        fset_iter it;
+        fset_member m;
+        fset_iter_init(&it, s->set);
+        while (fset_iter_next(&it, &m)) fn(ud, m.p, m.len, 1.0);
+        fset_iter_end(&it);
     }
 }
 
@@ -86,9 +80,9 @@ static int load_sources(client *c, int first, long long n, zsrc *src) {
         if (x->type == OBJ_ZSET) {
             src[i].zs = zset_of(x);
             src[i].len = zset_len(src[i].zs);
-        } else if (x->type == OBJ_SET && zset_set_input) {
+        } else if (x->type == OBJ_SET) {
             src[i].set = dn_ptr(x);
-            src[i].len = zset_set_input->len(src[i].set);
+            src[i].len = (unsigned long)fset_size(src[i].set);
         } else {
             reply_err_wrongtype(c);
             return 0;

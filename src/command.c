@@ -12,8 +12,8 @@
 #include "dict.h"
 #include "evict.h"
 #include "latency.h"
+#include "multi.h"
 #include "pubsub.h"
-#include "t_zset.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -22,8 +22,6 @@
 
 static command *index_tab[1 << LOOKUP_BITS];
 static size_t ncommands;
-
-void multi_queue_command(client *c, command *cmd);
 
 static uint32_t name_hash(const char *s, size_t n) {
     uint32_t h = 2166136261u;
@@ -71,8 +69,6 @@ command *command_lookup(const span *argv, int argc) {
     return subcommand_lookup(cmd, argv[1]);
 }
 
-static inline int is_multi_control(const command *cmd);
-
 /* Name forms for the pipeline cache, and whether the command is batchable. */
 static void prepare_fast_path(command *c) {
     size_t n = strlen(c->name);
@@ -85,45 +81,33 @@ static void prepare_fast_path(command *c) {
         if (ch < 'a' || ch > 'z') c->alpha = 0;
     }
     uint32_t special = CMD_ADMIN | CMD_NO_MULTI | CMD_PUBSUB | CMD_BLOCKING;
-    c->batchable = !c->parent && !c->subcmds && c->first_key == 1 && !(c->flags & special) && !is_multi_control(c);
+    c->batchable = !c->parent && !c->subcmds && c->first_key == 1 && !(c->flags & special) && !(c->props & PROP_TX_CONTROL);
     /* the pipelined hot path: O(1) commands and single-key string commands;
      * collection commands (SMEMBERS, LRANGE, ZUNIONSTORE...) can be slow and
      * are timed one by one while SLOWLOG or the latency monitor is on */
     c->run_timed = (c->flags & CMD_FAST) || (c->batchable && c->group && strcmp(c->group, "string") == 0);
 }
 
-static void register_group(command *tab) {
-    for (command *c = tab; c->name; c++) {
+static void register_group(const command_group *g) {
+    for (command *c = g->commands; c->name; c++) {
+        if (!c->group) c->group = g->name;
         snprintf(c->fullname, sizeof c->fullname, "%s", c->name);
         prepare_fast_path(c);
         index_add(c);
         ncommands++;
         for (command *s = c->subcmds; s && s->name; s++) {
             s->parent = c;
+            if (!s->group) s->group = c->group;
             snprintf(s->fullname, sizeof s->fullname, "%s|%s", c->name, s->name);
             prepare_fast_path(s); /* never cached, never batchable */
         }
     }
 }
 
-void commands_init(void) {
+void commands_init(const command_group *const *groups, size_t n) {
     memset(index_tab, 0, sizeof index_tab);
     ncommands = 0;
-    register_group(string_commands);
-    register_group(keys_commands);
-    register_group(conn_commands);
-    register_group(server_commands);
-    register_group(multi_commands);
-    register_group(introspection_commands);
-    register_group(config_commands);
-    register_group(slowlog_commands);
-    register_group(latency_commands); /* LATENCY + STATS */
-    register_group(hash_commands);
-    register_group(list_commands);
-    register_group(set_commands);
-    register_group(zset_commands);
-    zset_register_type();
-    register_group(pubsub_commands);
+    for (size_t i = 0; i < n; i++) register_group(groups[i]);
 }
 
 size_t command_count(void) { return ncommands; }
@@ -170,9 +154,6 @@ static void reject_unknown(client *c) {
     reply_errorf(c, "ERR unknown command '%.128s', with args beginning with: %s", name, args);
 }
 
-void multi_exec_abort(client *c, const char *reason);
-extern void cmd_exec(client *);
-
 /* A command refused before execution: counts as rejected, dooms an open
  * transaction, and, when the refused command is EXEC itself, aborts the
  * transaction with the reason, as Redis does. `msg` has no "ERR " prefix when
@@ -180,7 +161,7 @@ extern void cmd_exec(client *);
 static void reject(client *c, command *cmd, const char *code, const char *msg) {
     if (cmd) cmd->rejected_calls++;
     if (c->flags & CF_MULTI) c->flags |= CF_DIRTY_EXEC;
-    if (cmd && cmd->proc == cmd_exec) {
+    if (cmd && (cmd->props & PROP_EXEC)) {
         char buf[256];
         snprintf(buf, sizeof buf, "%s%s%s", strcmp(code, "ERR") == 0 ? "" : code, strcmp(code, "ERR") == 0 ? "" : " ", msg);
         multi_exec_abort(c, buf);
@@ -282,13 +263,6 @@ void command_call(client *c, command *cmd) {
     c->lastcmd = cmd;
 }
 
-static inline int is_multi_control(const command *cmd) {
-    cmd_proc *p = cmd->proc;
-    extern void cmd_discard(client *), cmd_multi(client *), cmd_watch(client *);
-    extern void cmd_quit(client *), cmd_reset(client *);
-    return p == cmd_exec || p == cmd_discard || p == cmd_multi || p == cmd_watch || p == cmd_quit || p == cmd_reset;
-}
-
 void command_dispatch(client *c) {
     command_dispatch_resolved(c, command_lookup_cached(c->lastcmd, c->argv, c->argc));
 }
@@ -348,7 +322,7 @@ void command_dispatch_resolved(client *c, command *cmd) {
         reject(c, cmd, "ERR", msg);
         goto done;
     }
-    if ((c->flags & CF_MULTI) && !is_multi_control(cmd)) {
+    if ((c->flags & CF_MULTI) && !(cmd->props & PROP_TX_CONTROL)) {
         multi_queue_command(c, cmd);
         goto done;
     }

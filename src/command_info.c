@@ -13,7 +13,7 @@ static const struct { uint32_t bit; const char *name; } flag_names[] = {
     {CMD_BLOCKING, "blocking"},   {CMD_LOADING, "loading"},     {CMD_STALE, "stale"},
     {CMD_SKIP_MONITOR, "skip_monitor"}, {CMD_SKIP_SLOWLOG, "skip_slowlog"}, {CMD_FAST, "fast"},
     {CMD_NO_AUTH, "no_auth"},     {CMD_MAY_REPLICATE, "may_replicate"}, {CMD_NO_MULTI, "no_multi"},
-    {CMD_ALLOW_BUSY, "allow_busy"}, {CMD_MOVABLE_KEYS, "movablekeys"},
+    {CMD_ALLOW_BUSY, "allow_busy"}, {CMD_NO_ASYNC_LOADING, "no_async_loading"}, {CMD_MOVABLE_KEYS, "movablekeys"},
 };
 
 static void reply_flags(client *c, uint32_t flags) {
@@ -238,22 +238,30 @@ void cmd_command(client *c) {
     }
 }
 
-#define SUB(n, a, fl, s)                                                                                          \
-    { n, cmd_command, a, fl, "slow connection", 0, 0, 0, "server", s, "7.0.0", "O(N)", NULL }
 static command command_subcmds[] = {
-    SUB("count", 2, CMD_LOADING | CMD_STALE, "Returns a count of commands."),
-    SUB("docs", -2, CMD_LOADING | CMD_STALE, "Returns documentary information about one, multiple or all commands."),
-    SUB("getkeys", -3, CMD_LOADING | CMD_STALE, "Extracts the key names from an arbitrary command."),
-    SUB("getkeysandflags", -3, CMD_LOADING | CMD_STALE, "Extracts the key names and access flags for an arbitrary command."),
-    SUB("help", 2, CMD_LOADING | CMD_STALE, "Returns helpful text about the different subcommands."),
-    SUB("info", -2, CMD_LOADING | CMD_STALE, "Returns information about one, multiple or all commands."),
-    SUB("list", -2, CMD_LOADING | CMD_STALE, "Returns a list of command names."),
+    CMD("count", cmd_command, 2, .flags = CMD_LOADING | CMD_STALE, .acl = "slow connection",
+        .summary = "Returns a count of commands.", .since = "7.0.0", .complexity = "O(N)"),
+    CMD("docs", cmd_command, -2, .flags = CMD_LOADING | CMD_STALE, .acl = "slow connection",
+        .summary = "Returns documentary information about one, multiple or all commands.", .since = "7.0.0",
+        .complexity = "O(N)"),
+    CMD("getkeys", cmd_command, -4, .flags = CMD_LOADING | CMD_STALE, .acl = "slow connection",
+        .summary = "Extracts the key names from an arbitrary command.", .since = "7.0.0", .complexity = "O(N)"),
+    CMD("getkeysandflags", cmd_command, -4, .flags = CMD_LOADING | CMD_STALE, .acl = "slow connection",
+        .summary = "Extracts the key names and access flags for an arbitrary command.", .since = "7.0.0",
+        .complexity = "O(N)"),
+    CMD("help", cmd_command, 2, .flags = CMD_LOADING | CMD_STALE, .acl = "slow connection",
+        .summary = "Returns helpful text about the different subcommands.", .since = "7.0.0", .complexity = "O(N)"),
+    CMD("info", cmd_command, -2, .flags = CMD_LOADING | CMD_STALE, .acl = "slow connection",
+        .summary = "Returns information about one, multiple or all commands.", .since = "7.0.0", .complexity = "O(N)"),
+    CMD("list", cmd_command, -2, .flags = CMD_LOADING | CMD_STALE, .acl = "slow connection",
+        .summary = "Returns a list of command names.", .since = "7.0.0", .complexity = "O(N)"),
     {0},
 };
 
-command introspection_commands[] = {
-    {"command", cmd_command, -1, CMD_LOADING | CMD_STALE, "slow connection", 0, 0, 0, "server",
-     "Returns detailed information about all commands.", "2.8.13", "O(N) where N is the total number of Redis commands",
-     command_subcmds},
+static command introspection_commands[] = {
+    CMD("command", cmd_command, -1, .flags = CMD_LOADING | CMD_STALE, .acl = "slow connection",
+        .summary = "Returns detailed information about all commands.", .since = "2.8.13",
+        .complexity = "O(N) where N is the total number of Redis commands", .subcmds = command_subcmds),
     {0},
 };
+const command_group introspection_group = {"server", introspection_commands};

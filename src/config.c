@@ -13,10 +13,12 @@
  * config_apply() stores it, so "validate everything, then apply" - which
  * CONFIG SET needs to be all-or-nothing - comes for free.
  *
- * The loader (command line, files, include) and the CONFIG command are in
- * config_cmd.c, which uses the small non-static API at the end of this file.
+ * The loader (command line, files, include) is in config_load.c and the
+ * CONFIG command in config_cmd.c; they use the small non-static API at the
+ * end of this file, declared in config_internal.h.
  */
 #include "config.h"
+#include "config_internal.h"
 #include "util.h"
 #include "zmalloc.h"
 
@@ -40,19 +42,13 @@
 /* Values of the entries not bound to ferry_config (index = entry). */
 static char *g_store[CONFIG_MAX_DEFS];
 
-/* For tests and fuzzers: bit 1 = no file access (include), bit 2 = no
- * "ignored directive" warnings on stderr. */
-int config_sandbox = 0;
+int config_sandbox = 0; /* see config_internal.h */
 
 static const char *policy_names[] = {"noeviction", "allkeys-lru", "allkeys-lfu", "allkeys-random",
                                      "volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl"};
-static const char *loglevel_names[] = {"debug", "verbose", "notice", "warning", "nothing"};
 
 const char *config_maxmemory_policy_name(int policy) {
     return policy >= 0 && policy < 8 ? policy_names[policy] : "noeviction";
-}
-const char *config_loglevel_name(int level) {
-    return level >= 0 && level < 5 ? loglevel_names[level] : "notice";
 }
 
 void config_free_args(int argc, char **argv) {
@@ -813,4 +809,10 @@ char *config_rewrite_lines(const ferry_config *cfg, int i, int *is_default) {
     }
     zfree(v.p);
     return sb_take(&b);
+}
+
+/* A directive's value by name, for other modules (config.h). */
+char *config_get_by_name(const ferry_config *cfg, const char *name) {
+    int i = config_lookup(name, strlen(name));
+    return i < 0 ? NULL : config_get(cfg, i);
 }

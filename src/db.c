@@ -8,6 +8,7 @@
 #include "db.h"
 #include "evict.h"
 #include "frand.h"
+#include "multi.h"
 #include "server.h"
 #include "zmalloc.h"
 #include <string.h>
@@ -35,9 +36,9 @@ void db_init_all(int n) {
         dict_init(&dbs[i].keys);
         dbs[i].id = i;
     }
-    srv.dbs = dbs;
-    srv.dbnum = n;
 }
+
+int db_count(void) { return ndbs; }
 
 db *db_get(int id) { return (id >= 0 && id < ndbs) ? &dbs[id] : NULL; }
 
@@ -319,7 +320,9 @@ void db_swap(db *a, db *b) {
 
 /* ---- active expiry ------------------------------------------------------- */
 
-int g_active_expire_enabled = 1;
+static int active_expire_enabled = 1;
+
+void db_set_active_expire(int on) { active_expire_enabled = on; }
 
 /* Active expiry walks the volatile index with a cursor, in rounds of
  * EXPIRE_ROUND_KEYS keys. Like Redis's adaptive cycle it keeps going while
@@ -372,7 +375,7 @@ static int expire_db(db *d, int64_t start, long budget_us, long *met, long *stal
 }
 
 void db_active_expire(long budget_us) {
-    if (!g_active_expire_enabled) return;
+    if (!active_expire_enabled) return;
     int64_t start = ev_mono_us();
     srv.stats.active_expire_cycles++;
     static int next_db; /* rotate the starting db so a big db 0 cannot starve the others */

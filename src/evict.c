@@ -17,6 +17,7 @@
 #include "db.h"
 #include "event.h"
 #include "frand.h"
+#include "multi.h"
 #include "zmalloc.h"
 
 #include <math.h>
@@ -143,7 +144,7 @@ static dnode *pool_take_best(int policy, db **dbp) {
     for (int k = EVPOOL_SIZE - 1; k >= 0; k--) {
         evpool_entry *e = &pool.e[k];
         if (!e->key) continue;
-        db *d = e->dbid < srv.dbnum ? &srv.dbs[e->dbid] : NULL;
+        db *d = e->dbid < db_count() ? db_get(e->dbid) : NULL;
         dnode *n = d ? dict_find(&d->keys, e->key, e->klen) : NULL;
         evpool_clear_entry(e);
         if (n && (!policy_is_volatile(policy) || (n->flags & DN_EXPIRE))) {
@@ -163,8 +164,8 @@ static dnode *pick_by_pool(int policy, db **dbp, int64_t deadline_us, int *none)
     }
     for (;;) {
         size_t total = 0;
-        for (int i = 0; i < srv.dbnum; i++) {
-            db *d = &srv.dbs[i];
+        for (int i = 0; i < db_count(); i++) {
+            db *d = db_get(i);
             size_t n = candidates(d, policy);
             if (n) pool_populate(d, policy);
             total += n;
@@ -185,8 +186,8 @@ static dnode *pick_random(int policy, db **dbp, int64_t deadline_us, int *none) 
     static unsigned next_db;
     for (;;) {
         int any = 0;
-        for (int i = 0; i < srv.dbnum; i++) {
-            db *d = &srv.dbs[++next_db % (unsigned)srv.dbnum];
+        for (int i = 0; i < db_count(); i++) {
+            db *d = db_get((int)(++next_db % (unsigned)db_count()));
             if (!candidates(d, policy)) continue;
             any = 1;
             dnode *n = policy_is_volatile(policy) ? db_random_volatile(d) : dict_random(&d->keys);
@@ -284,11 +285,6 @@ done:
 
 /* ---- hooks ------------------------------------------------------------------ */
 
-void cmd_exec(client *c);
-void cmd_discard(client *c);
-void cmd_quit(client *c);
-void cmd_reset(client *c);
-
 static int queued_denyoom(const client *c) {
     for (int i = 0; i < c->mcount; i++)
         if (c->mstate[i].cmd->flags & CMD_DENYOOM) return 1;
@@ -298,9 +294,9 @@ static int queued_denyoom(const client *c) {
 int evict_refuses_command(client *c, const command *cmd) {
     if (evict_perform() != EVICT_FAIL) return 0;
     if (cmd->flags & CMD_DENYOOM) return 1;
-    if (cmd->proc == cmd_exec) return queued_denyoom(c);
+    if (cmd->props & PROP_EXEC) return queued_denyoom(c);
     /* queueing in MULTI takes memory too; DISCARD, QUIT and RESET give it back */
-    return (c->flags & CF_MULTI) && cmd->proc != cmd_discard && cmd->proc != cmd_quit && cmd->proc != cmd_reset;
+    return (c->flags & CF_MULTI) && !(cmd->props & PROP_TX_RELEASE);
 }
 
 void evict_maxmemory_changed(void) {
@@ -327,9 +323,7 @@ uint64_t evict_exceeded_total_ms(void) { return (srv.stats.eviction_exceeded_us 
  * past maxmemory before eviction runs. As Redis does, growth is postponed
  * while it would cross the limit, unless the table is overloaded (load
  * factor 5, Redis's dict_force_resize_ratio). */
-static int expand_veto(size_t new_table_bytes, size_t load) {
+int evict_expand_veto(size_t new_table_bytes, size_t load) {
     if (!srv.cfg.maxmemory || load >= 5) return 0;
     return zmalloc_used() + new_table_bytes > srv.cfg.maxmemory;
 }
-
-__attribute__((constructor)) static void evict_register_expand_veto(void) { dict_expand_veto = expand_veto; }

@@ -34,14 +34,6 @@
 #include "server.h"
 #include "zmalloc.h"
 
-const char *config_maxmemory_policy_name(int policy);   /* config.c */
-
-void cmd_info(client *c);
-size_t info_render(const char *sections, char **out);
-void info_cron_sample(void);
-void info_change_replid(void);
-void cmd_memory_stats(client *c);
-void cmd_memory_doctor(client *c);
 
 /* Redis's bytesToHuman: "123B", "1.02K", "967.27M", ... */
 static const char *bytes_human(char *buf, size_t cap, unsigned long long n) {
@@ -149,7 +141,7 @@ static void mem_figures(memfig *m) {
     m->startup = startup_memory;
     for (client *c = srv.clients; c; c = c->next) m->clients_normal += client_memory_usage(c);
     size_t dbs = 0;
-    for (int i = 0; i < srv.dbnum; i++) {
+    for (int i = 0; i < db_count(); i++) {
         db *d = db_get(i);
         size_t n = dict_size(&d->keys);
         size_t o = dict_overhead(&d->keys) + n * sizeof(dnode), e = db_volatile_overhead(d);
@@ -373,7 +365,7 @@ static void sec_errorstats(sbuf *b) {
 static void sec_cluster(sbuf *b) { sb_add(b, "cluster_enabled:0\r\n", 19); }
 
 static void sec_keyspace(sbuf *b) {
-    for (int i = 0; i < srv.dbnum; i++) {
+    for (int i = 0; i < db_count(); i++) {
         db *d = db_get(i);
         size_t keys = dict_size(&d->keys);
         if (!keys) continue;
@@ -454,6 +446,14 @@ size_t info_render(const char *list, char **out) {
     return b.len;
 }
 
+void stats_reset_all(void) {
+    memset(&srv.stats, 0, sizeof srv.stats);
+    srv.stat_peak_memory = zmalloc_used();
+    commands_reset_stats();
+    latency_reset_stats();
+    errstats_reset();
+}
+
 void cmd_info(client *c) {
     unsigned mask = c->argc == 1 ? default_mask() : 0;
     for (int j = 1; j < c->argc; j++) mask |= word_mask(c->argv[j].p, c->argv[j].len);
@@ -479,7 +479,7 @@ void cmd_memory_stats(client *c) {
     memfig m;
     mem_figures(&m);
     int ndb = 0;
-    for (int i = 0; i < srv.dbnum && i < 64; i++)
+    for (int i = 0; i < db_count() && i < 64; i++)
         if (dict_size(&db_get(i)->keys)) ndb++;
     size_t net = m.used > m.startup ? m.used - m.startup : 0;
     reply_map(c, 27 + ndb);
@@ -493,7 +493,7 @@ void cmd_memory_stats(client *c) {
     kv_int(c, "aof.buffer", 0);
     kv_int(c, "lua.caches", 0);
     kv_int(c, "functions.caches", 0);
-    for (int i = 0; i < srv.dbnum && i < 64; i++) {
+    for (int i = 0; i < db_count() && i < 64; i++) {
         if (!dict_size(&db_get(i)->keys)) continue;
         char name[16];
         snprintf(name, sizeof name, "db.%d", i);

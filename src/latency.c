@@ -173,7 +173,7 @@ static void info_one(command *cmd, void *ud) {
 }
 
 void latency_info_section(sbuf *b) {
-    info_ctx ctx = {b, config_get_by_name("latency-tracking-info-percentiles")};
+    info_ctx ctx = {b, config_get_by_name(&srv.cfg, "latency-tracking-info-percentiles")};
     command_foreach(info_one, &ctx);
     zfree(ctx.pct);
 }

@@ -12,16 +12,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* latency.c's event store */
-int lm_count(void);
-const char *lm_name(int i);
-uint32_t lm_max(int i);
-void lm_foreach_sample(int i, void (*fn)(int32_t t, uint32_t ms, void *ud), void *ud);
-int lm_samples(int i);
-void lm_latest(int i, int32_t *t, uint32_t *ms);
-int lm_find_index(const char *name, size_t len);
-void lm_remove(int i);
-
 static void latency_latest(client *c) {
     int n = lm_count();
     reply_array(c, n);
@@ -219,36 +209,32 @@ static void cmd_stats(client *c) {
 
 static void latency_container(client *c) { latency_help(c); }
 
-#define CMD(n, pr, ar, fl, acl_, grp, sum, since_, cx, subs)                                                      \
-    {                                                                                                              \
-        .name = n, .proc = pr, .arity = ar, .flags = fl, .acl = acl_, .group = grp, .summary = sum,                \
-        .since = since_, .complexity = cx, .subcmds = subs                                                         \
-    }
 #define F_LAT (CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE)
 #define A_LAT "admin slow dangerous"
 
 static command latency_subcommands[] = {
-    CMD("doctor", latency_doctor, 2, F_LAT, A_LAT, "server", "Return a human readable latency analysis report.",
-        "2.8.13", "O(1)", NULL),
-    CMD("help", latency_help, 2, CMD_LOADING | CMD_STALE, "slow", "server",
-        "Show helpful text about the different subcommands.", "2.8.13", "O(1)", NULL),
-    CMD("histogram", latency_histogram, -2, F_LAT, A_LAT, "server",
-        "Return the cumulative distribution of latencies of a subset of commands or all.", "7.0.0",
-        "O(N) where N is the number of commands with latency information being retrieved.", NULL),
-    CMD("history", latency_history, 3, F_LAT, A_LAT, "server",
-        "Return timestamp-latency samples for the event.", "2.8.13", "O(1)", NULL),
-    CMD("latest", latency_latest, 2, F_LAT, A_LAT, "server",
-        "Return the latest latency samples for all events.", "2.8.13", "O(1)", NULL),
-    CMD("reset", latency_reset, -2, F_LAT, A_LAT, "server",
-        "Reset latency data for one or more events.", "2.8.13", "O(1)", NULL),
+    CMD("doctor", latency_doctor, 2, .flags = F_LAT, .acl = A_LAT,
+        .summary = "Return a human readable latency analysis report.", .since = "2.8.13", .complexity = "O(1)"),
+    CMD("help", latency_help, 2, .flags = CMD_LOADING | CMD_STALE, .acl = "slow",
+        .summary = "Show helpful text about the different subcommands.", .since = "2.8.13", .complexity = "O(1)"),
+    CMD("histogram", latency_histogram, -2, .flags = F_LAT, .acl = A_LAT,
+        .summary = "Return the cumulative distribution of latencies of a subset of commands or all.", .since = "7.0.0",
+        .complexity = "O(N) where N is the number of commands with latency information being retrieved."),
+    CMD("history", latency_history, 3, .flags = F_LAT, .acl = A_LAT,
+        .summary = "Return timestamp-latency samples for the event.", .since = "2.8.13", .complexity = "O(1)"),
+    CMD("latest", latency_latest, 2, .flags = F_LAT, .acl = A_LAT,
+        .summary = "Return the latest latency samples for all events.", .since = "2.8.13", .complexity = "O(1)"),
+    CMD("reset", latency_reset, -2, .flags = F_LAT, .acl = A_LAT,
+        .summary = "Reset latency data for one or more events.", .since = "2.8.13", .complexity = "O(1)"),
     {0},
 };
 
-command latency_commands[] = {
-    CMD("latency", latency_container, -2, 0, "slow", "server", "A container for latency diagnostics commands",
-        "2.8.13", "Depends on subcommand.", latency_subcommands),
-    CMD("stats", cmd_stats, 1, CMD_LOADING | CMD_STALE, "slow", "server",
-        "Return hit rate, latency quantiles, batch sizes and syscalls per command as JSON (ferry)", "0.1.0",
-        "O(1)", NULL),
+static command latency_commands[] = {
+    CMD("latency", latency_container, -2, .acl = "slow", .summary = "A container for latency diagnostics commands",
+        .since = "2.8.13", .complexity = "Depends on subcommand.", .subcmds = latency_subcommands),
+    CMD("stats", cmd_stats, 1, .flags = CMD_LOADING | CMD_STALE, .acl = "slow",
+        .summary = "Return hit rate, latency quantiles, batch sizes and syscalls per command as JSON (ferry)",
+        .since = "0.1.0", .complexity = "O(1)"),
     {0},
 };
+const command_group latency_group = {"server", latency_commands};

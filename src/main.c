@@ -12,6 +12,7 @@
 #include "latency.h"
 #include "metrics.h"
 #include "outlimit.h"
+#include "registry.h"
 #include "reply.h"
 #include "server.h"
 #include "zmalloc.h"
@@ -79,7 +80,7 @@ static void clients_cron(void) {
 #endif
 static void free_keyspace_if_checked(void) {
 #ifdef FERRY_ASAN
-    for (int i = 0; i < srv.dbnum; i++) db_flush(db_get(i));
+    for (int i = 0; i < db_count(); i++) db_flush(db_get(i));
 #endif
 }
 
@@ -210,9 +211,8 @@ int main(int argc, char **argv) {
     }
     srv.el->before_sleep = before_sleep;
     db_init_all(srv.cfg.databases);
-    commands_init();
+    registry_init();
     latency_clock_init();
-    extern void (*config_port_changed)(void);
     config_port_changed = net_rebind;
     if (net_listen_all() == -1) {
         server_log(LOG_WARNING_, "Failed listening on port %d (tcp), aborting.", srv.cfg.port);

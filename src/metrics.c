@@ -158,9 +158,9 @@ static void render_metrics(sbuf *b) {
     scalar(b, "ferry_memory_used_bytes", "gauge", "Bytes allocated by the server.", zmalloc_used());
     scalar(b, "ferry_memory_rss_bytes", "gauge", "Resident set size of the process.", rss_bytes());
     family(b, "ferry_db_keys", "gauge", "Keys per database.");
-    for (int i = 0; i < srv.dbnum; i++) sb_addf(b, "ferry_db_keys{db=\"db%d\"} %zu\n", i, dict_size(&db_get(i)->keys));
+    for (int i = 0; i < db_count(); i++) sb_addf(b, "ferry_db_keys{db=\"db%d\"} %zu\n", i, dict_size(&db_get(i)->keys));
     family(b, "ferry_db_keys_expiring", "gauge", "Keys with an expiry per database.");
-    for (int i = 0; i < srv.dbnum; i++) sb_addf(b, "ferry_db_keys_expiring{db=\"db%d\"} %zu\n", i, db_get(i)->expires);
+    for (int i = 0; i < db_count(); i++) sb_addf(b, "ferry_db_keys_expiring{db=\"db%d\"} %zu\n", i, db_get(i)->expires);
     scalar(b, "ferry_keyspace_hits_total", "counter", "Key lookups that found the key.", s->keyspace_hits);
     scalar(b, "ferry_keyspace_misses_total", "counter", "Key lookups that did not find the key.", s->keyspace_misses);
     scalar(b, "ferry_expired_keys_total", "counter", "Keys removed because they expired.", s->expiredkeys);

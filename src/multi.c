@@ -6,6 +6,7 @@
  * at the list of watching clients; any write to a key (including expiry and
  * FLUSH) marks its watchers CF_DIRTY_CAS. When nobody watches anything the
  * write path pays a single branch. */
+#include "multi.h"
 #include "command.h"
 #include "db.h"
 #include "reply.h"
@@ -180,9 +181,7 @@ void multi_reset_client(client *c) {
     unwatch_all(c);
 }
 
-void multi_free_client(client *c) { multi_reset_client(c); }
-
-void cmd_multi(client *c) {
+static void cmd_multi(client *c) {
     if (c->flags & CF_MULTI) {
         reply_error(c, "ERR MULTI calls can not be nested");
         return;
@@ -191,7 +190,7 @@ void cmd_multi(client *c) {
     reply_ok(c);
 }
 
-void cmd_discard(client *c) {
+static void cmd_discard(client *c) {
     if (!(c->flags & CF_MULTI)) {
         reply_error(c, "ERR DISCARD without MULTI");
         return;
@@ -208,7 +207,7 @@ void multi_exec_abort(client *c, const char *reason) {
     reply_errorf(c, "EXECABORT Transaction discarded because of: %s", reason);
 }
 
-void cmd_exec(client *c) {
+static void cmd_exec(client *c) {
     if (!(c->flags & CF_MULTI)) {
         reply_error(c, "ERR EXEC without MULTI");
         return;
@@ -252,7 +251,7 @@ void cmd_exec(client *c) {
     zfree(q);
 }
 
-void cmd_watch(client *c) {
+static void cmd_watch(client *c) {
     if (c->flags & CF_MULTI) {
         reply_error(c, "ERR WATCH inside MULTI is not allowed");
         return;
@@ -261,23 +260,29 @@ void cmd_watch(client *c) {
     reply_ok(c);
 }
 
-void cmd_unwatch(client *c) {
+static void cmd_unwatch(client *c) {
     unwatch_all(c);
     reply_ok(c);
 }
 
-command multi_commands[] = {
-    {"multi", cmd_multi, 1, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_ALLOW_BUSY, "fast transaction", 0, 0, 0,
-     "transactions", "Starts a transaction.", "1.2.0", "O(1)", NULL},
-    {"exec", cmd_exec, 1, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_SKIP_SLOWLOG, "slow transaction", 0, 0, 0,
-     "transactions", "Executes all commands in a transaction.", "1.2.0", "Depends on commands in the transaction",
-     NULL},
-    {"discard", cmd_discard, 1, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_ALLOW_BUSY, "fast transaction", 0,
-     0, 0, "transactions", "Discards a transaction.", "2.0.0", "O(N), when N is the number of queued commands", NULL},
-    {"watch", cmd_watch, -2, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_ALLOW_BUSY, "fast transaction", 1,
-     -1, 1, "transactions", "Monitors changes to keys to determine the execution of a transaction.", "2.2.0",
-     "O(1) for every key.", NULL},
-    {"unwatch", cmd_unwatch, 1, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_ALLOW_BUSY, "fast transaction", 0,
-     0, 0, "transactions", "Forgets about watched keys of a transaction.", "2.2.0", "O(1)", NULL},
+static command multi_commands[] = {
+    CMD("multi", cmd_multi, 1, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_ALLOW_BUSY,
+        .props = PROP_TX_CONTROL, .acl = "fast transaction", .summary = "Starts a transaction.", .since = "1.2.0",
+        .complexity = "O(1)"),
+    CMD("exec", cmd_exec, 1, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_SKIP_SLOWLOG,
+        .props = PROP_TX_CONTROL | PROP_EXEC, .acl = "slow transaction",
+        .summary = "Executes all commands in a transaction.", .since = "1.2.0",
+        .complexity = "Depends on commands in the transaction"),
+    CMD("discard", cmd_discard, 1, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_ALLOW_BUSY,
+        .props = PROP_TX_CONTROL | PROP_TX_RELEASE, .acl = "fast transaction", .summary = "Discards a transaction.",
+        .since = "2.0.0", .complexity = "O(N), when N is the number of queued commands"),
+    CMD("watch", cmd_watch, -2, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_ALLOW_BUSY,
+        .props = PROP_TX_CONTROL, .acl = "fast transaction", CMD_KEYS(1, -1, 1),
+        .summary = "Monitors changes to keys to determine the execution of a transaction.", .since = "2.2.0",
+        .complexity = "O(1) for every key."),
+    CMD("unwatch", cmd_unwatch, 1, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_ALLOW_BUSY,
+        .acl = "fast transaction", .summary = "Forgets about watched keys of a transaction.", .since = "2.2.0",
+        .complexity = "O(1)"),
     {0},
 };
+const command_group multi_group = {"transactions", multi_commands};

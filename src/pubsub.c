@@ -458,12 +458,7 @@ static void cmd_spublish(client *c) {
 
 /* ------------------------------------------------------- RESP2 context */
 
-int pubsub_allowed_in_context(const command *cmd) {
-    cmd_proc *p = cmd->proc;
-    extern void cmd_quit(client *), cmd_reset(client *), cmd_ping(client *);
-    return p == cmd_subscribe || p == cmd_ssubscribe || p == cmd_psubscribe || p == cmd_unsubscribe ||
-           p == cmd_sunsubscribe || p == cmd_punsubscribe || p == cmd_ping || p == cmd_quit || p == cmd_reset;
-}
+int pubsub_allowed_in_context(const command *cmd) { return (cmd->props & PROP_SUBSCRIBED_OK) != 0; }
 
 void pubsub_context_error(char *buf, size_t cap, const command *cmd) {
     snprintf(buf, cap,
@@ -540,63 +535,61 @@ static void pubsub_container(client *c) {
 
 /* ---------------------------------------------------------------- tables */
 
-#define CMD(n, pr, ar, fl, acl_, k1, k2, ks, sum, since_, cx, subs_)                                              \
-    {                                                                                                              \
-        .name = n, .proc = pr, .arity = ar, .flags = fl, .acl = acl_, .first_key = k1, .last_key = k2,             \
-        .key_step = ks, .group = "pubsub", .summary = sum, .since = since_, .complexity = cx, .subcmds = subs_     \
-    }
 #define F_SUB (CMD_PUBSUB | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE)
 #define F_PUB (CMD_PUBSUB | CMD_LOADING | CMD_STALE | CMD_FAST)
 #define F_INTRO (CMD_PUBSUB | CMD_LOADING | CMD_STALE)
-#define SUB(n, pr, ar, fl, acl_, sum, since_, cx) CMD(n, pr, ar, fl, acl_, 0, 0, 0, sum, since_, cx, NULL)
 
 static command pubsub_subcommands[] = {
-    SUB("channels", pubsub_channels, -2, F_INTRO, "pubsub slow", "List active channels", "2.8.0",
-        "O(N) where N is the number of active channels, and assuming constant time pattern matching (relatively "
-        "short channels and patterns)"),
-    SUB("help", pubsub_help, 2, CMD_LOADING | CMD_STALE, "slow", "Show helpful text about the different subcommands",
-        "6.2.0", "O(1)"),
-    SUB("numpat", pubsub_numpat, 2, F_INTRO, "pubsub slow", "Get the count of unique patterns pattern subscriptions",
-        "2.8.0", "O(1)"),
-    SUB("numsub", pubsub_numsub, -2, F_INTRO, "pubsub slow", "Get the count of subscribers for channels", "2.8.0",
-        "O(N) for the NUMSUB subcommand, where N is the number of requested channels"),
-    SUB("shardchannels", pubsub_shardchannels, -2, F_INTRO, "pubsub slow", "List active shard channels", "7.0.0",
-        "O(N) where N is the number of active shard channels, and assuming constant time pattern matching "
-        "(relatively short shard channels)."),
-    SUB("shardnumsub", pubsub_shardnumsub, -2, F_INTRO, "pubsub slow",
-        "Get the count of subscribers for shard channels", "7.0.0",
-        "O(N) for the SHARDNUMSUB subcommand, where N is the number of requested shard channels"),
+    CMD("channels", pubsub_channels, -2, .flags = F_INTRO, .acl = "pubsub slow", .summary = "List active channels",
+        .since = "2.8.0",
+        .complexity = "O(N) where N is the number of active channels, and assuming constant time pattern "
+            "matching (relatively short channels and patterns)"),
+    CMD("help", pubsub_help, 2, .flags = CMD_LOADING | CMD_STALE, .acl = "slow",
+        .summary = "Show helpful text about the different subcommands", .since = "6.2.0", .complexity = "O(1)"),
+    CMD("numpat", pubsub_numpat, 2, .flags = F_INTRO, .acl = "pubsub slow",
+        .summary = "Get the count of unique patterns pattern subscriptions", .since = "2.8.0", .complexity = "O(1)"),
+    CMD("numsub", pubsub_numsub, -2, .flags = F_INTRO, .acl = "pubsub slow",
+        .summary = "Get the count of subscribers for channels", .since = "2.8.0",
+        .complexity = "O(N) for the NUMSUB subcommand, where N is the number of requested channels"),
+    CMD("shardchannels", pubsub_shardchannels, -2, .flags = F_INTRO, .acl = "pubsub slow",
+        .summary = "List active shard channels", .since = "7.0.0",
+        .complexity = "O(N) where N is the number of active shard channels, and assuming constant time "
+            "pattern matching (relatively short shard channels)."),
+    CMD("shardnumsub", pubsub_shardnumsub, -2, .flags = F_INTRO, .acl = "pubsub slow",
+        .summary = "Get the count of subscribers for shard channels", .since = "7.0.0",
+        .complexity = "O(N) for the SHARDNUMSUB subcommand, where N is the number of requested shard channels"),
     {0},
 };
 
-command pubsub_commands[] = {
-    CMD("psubscribe", cmd_psubscribe, -2, F_SUB, "pubsub slow", 0, 0, 0,
-        "Listen for messages published to channels matching the given patterns", "2.0.0",
-        "O(N) where N is the number of patterns the client is already subscribed to.", NULL),
-    CMD("publish", cmd_publish, 3, F_PUB, "pubsub fast", 0, 0, 0, "Post a message to a channel", "2.0.0",
-        "O(N+M) where N is the number of clients subscribed to the receiving channel and M is the total number of "
-        "subscribed patterns (by any client).",
-        NULL),
-    CMD("pubsub", pubsub_container, -2, 0, "slow", 0, 0, 0, "A container for Pub/Sub commands", "2.8.0",
-        "Depends on subcommand.", pubsub_subcommands),
-    CMD("punsubscribe", cmd_punsubscribe, -1, F_SUB, "pubsub slow", 0, 0, 0,
-        "Stop listening for messages posted to channels matching the given patterns", "2.0.0",
-        "O(N+M) where N is the number of patterns the client is already subscribed and M is the number of total "
-        "patterns subscribed in the system (by any client).",
-        NULL),
-    CMD("spublish", cmd_spublish, 3, F_PUB, "pubsub fast", 1, 1, 1, "Post a message to a shard channel", "7.0.0",
-        "O(N) where N is the number of clients subscribed to the receiving shard channel.", NULL),
-    CMD("ssubscribe", cmd_ssubscribe, -2, F_SUB, "pubsub slow", 1, -1, 1,
-        "Listen for messages published to the given shard channels", "7.0.0",
-        "O(N) where N is the number of shard channels to subscribe to.", NULL),
-    CMD("subscribe", cmd_subscribe, -2, F_SUB, "pubsub slow", 0, 0, 0,
-        "Listen for messages published to the given channels", "2.0.0",
-        "O(N) where N is the number of channels to subscribe to.", NULL),
-    CMD("sunsubscribe", cmd_sunsubscribe, -1, F_SUB, "pubsub slow", 1, -1, 1,
-        "Stop listening for messages posted to the given shard channels", "7.0.0",
-        "O(N) where N is the number of clients already subscribed to a shard channel.", NULL),
-    CMD("unsubscribe", cmd_unsubscribe, -1, F_SUB, "pubsub slow", 0, 0, 0,
-        "Stop listening for messages posted to the given channels", "2.0.0",
-        "O(N) where N is the number of clients already subscribed to a channel.", NULL),
+static command pubsub_commands[] = {
+    CMD("psubscribe", cmd_psubscribe, -2, .flags = F_SUB, .props = PROP_SUBSCRIBED_OK, .acl = "pubsub slow",
+        .summary = "Listen for messages published to channels matching the given patterns", .since = "2.0.0",
+        .complexity = "O(N) where N is the number of patterns the client is already subscribed to."),
+    CMD("publish", cmd_publish, 3, .flags = F_PUB, .acl = "pubsub fast", .summary = "Post a message to a channel",
+        .since = "2.0.0",
+        .complexity = "O(N+M) where N is the number of clients subscribed to the receiving channel and M is "
+            "the total number of subscribed patterns (by any client)."),
+    CMD("pubsub", pubsub_container, -2, .acl = "slow", .summary = "A container for Pub/Sub commands", .since = "2.8.0",
+        .complexity = "Depends on subcommand.", .subcmds = pubsub_subcommands),
+    CMD("punsubscribe", cmd_punsubscribe, -1, .flags = F_SUB, .props = PROP_SUBSCRIBED_OK, .acl = "pubsub slow",
+        .summary = "Stop listening for messages posted to channels matching the given patterns", .since = "2.0.0",
+        .complexity = "O(N+M) where N is the number of patterns the client is already subscribed and M is the "
+            "number of total patterns subscribed in the system (by any client)."),
+    CMD("spublish", cmd_spublish, 3, .flags = F_PUB, .acl = "pubsub fast", CMD_KEYS(1, 1, 1),
+        .summary = "Post a message to a shard channel", .since = "7.0.0",
+        .complexity = "O(N) where N is the number of clients subscribed to the receiving shard channel."),
+    CMD("ssubscribe", cmd_ssubscribe, -2, .flags = F_SUB, .props = PROP_SUBSCRIBED_OK, .acl = "pubsub slow",
+        CMD_KEYS(1, -1, 1), .summary = "Listen for messages published to the given shard channels", .since = "7.0.0",
+        .complexity = "O(N) where N is the number of shard channels to subscribe to."),
+    CMD("subscribe", cmd_subscribe, -2, .flags = F_SUB, .props = PROP_SUBSCRIBED_OK, .acl = "pubsub slow",
+        .summary = "Listen for messages published to the given channels", .since = "2.0.0",
+        .complexity = "O(N) where N is the number of channels to subscribe to."),
+    CMD("sunsubscribe", cmd_sunsubscribe, -1, .flags = F_SUB, .props = PROP_SUBSCRIBED_OK, .acl = "pubsub slow",
+        CMD_KEYS(1, -1, 1), .summary = "Stop listening for messages posted to the given shard channels",
+        .since = "7.0.0", .complexity = "O(N) where N is the number of clients already subscribed to a shard channel."),
+    CMD("unsubscribe", cmd_unsubscribe, -1, .flags = F_SUB, .props = PROP_SUBSCRIBED_OK, .acl = "pubsub slow",
+        .summary = "Stop listening for messages posted to the given channels", .since = "2.0.0",
+        .complexity = "O(N) where N is the number of clients already subscribed to a channel."),
     {0},
 };
+const command_group pubsub_group = {"pubsub", pubsub_commands};

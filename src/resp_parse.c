@@ -36,6 +36,9 @@
  * count over 10 or a length over 16384 is refused once its header line is
  * complete, after the ordinary checks, as Redis 7.0 does. Unlike Redis 7.0 (strchr), lines are
  * found with memchr, so a NUL byte is ordinary data everywhere.
+ *
+ * An inline line (without its '\n' and one '\r' before it) is split by
+ * splitargs.c, the splitter config lines use too, in place in buf.
  */
 #include "resp_parse.h"
 
@@ -72,16 +75,6 @@ static const char expected_dollar[256][sizeof("Protocol error: expected '$', got
 
 static const resp_limits default_limits = {
     RESP_MAX_BULK_DEF, RESP_MAX_ARGS, RESP_INLINE_MAX
-};
-
-/* Byte classes for inline splitting. SP: isspace() in the C locale (blank
- * skipping and "closing quote must be followed by a space"). SEP: the bytes
- * that end an unquoted token in sdssplitargs (a subset: not \v or \f). */
-enum { C_SP = 1, C_SEP = 2, C_DQ = 4, C_SQ = 8 };
-static const unsigned char cls[256] = {
-    [' '] = C_SP | C_SEP, ['\t'] = C_SP | C_SEP, ['\r'] = C_SP | C_SEP,
-    ['\n'] = C_SP | C_SEP, ['\v'] = C_SP, ['\f'] = C_SP,
-    ['"'] = C_DQ, ['\''] = C_SQ,
 };
 
 static ssize_t fail(resp_parser *p, const char *msg)
@@ -316,113 +309,21 @@ static ssize_t parse_mbulk(resp_parser *p, const char *buf, size_t len,
     }
 }
 
-static int hexval(unsigned char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-/* Split the line buf[r..e) like sdssplitargs, unescaping each token in place
- * starting at its own first byte (output never outruns input). */
+/* Split the line buf[r..e) with splitargs (unescaping in place) into
+ * argv[p->argc..); RESP_NEED_ARGV when argv fills up before the line ends. */
 static ssize_t split_inline(resp_parser *p, char *buf, size_t r, size_t e,
                             size_t total)
 {
-    unsigned char *b = (unsigned char *)buf;
-    size_t argc = p->argc;
+    resp_arg *out = p->argc < p->argv_cap ? p->argv + p->argc : NULL;
+    ssize_t n = splitargs(buf, e, &r, 0, out, p->argv_cap - p->argc);
 
-    for (;;) {
-        size_t start, w;
-
-        while (r < e && (cls[b[r]] & C_SP))
-            r++;
-        if (r >= e)
-            break;
-        if (argc >= p->argv_cap) {
-            p->argc = argc;
-            p->pos = r;
-            return RESP_NEED_ARGV;
-        }
-        start = w = r;
-        for (;;) {
-            unsigned char c, k;
-
-            if (r >= e)
-                break;
-            c = b[r];
-            k = cls[c];
-            if (k == 0 || k == C_SP) { /* ordinary byte (\v, \f included) */
-                b[w++] = c;
-                r++;
-                continue;
-            }
-            if (k & C_SEP)
-                break; /* blank skipping consumes it */
-            r++;
-            if (k == C_DQ) {
-                for (;;) {
-                    if (r >= e)
-                        return fail(p, ERR_QUOTES);
-                    c = b[r];
-                    if (c == '\\' && r + 1 < e) {
-                        unsigned char n = b[r + 1];
-                        int hi, lo;
-                        if (n == 'x' && r + 3 < e && (hi = hexval(b[r + 2])) >= 0 &&
-                            (lo = hexval(b[r + 3])) >= 0) {
-                            b[w++] = (unsigned char)(hi * 16 + lo);
-                            r += 4;
-                            continue;
-                        }
-                        switch (n) {
-                        case 'n': c = '\n'; break;
-                        case 'r': c = '\r'; break;
-                        case 't': c = '\t'; break;
-                        case 'b': c = '\b'; break;
-                        case 'a': c = '\a'; break;
-                        default: c = n; break;
-                        }
-                        b[w++] = c;
-                        r += 2;
-                    } else if (c == '"') {
-                        r++;
-                        if (r < e && !(cls[b[r]] & C_SP))
-                            return fail(p, ERR_QUOTES);
-                        break;
-                    } else {
-                        b[w++] = c;
-                        r++;
-                    }
-                }
-            } else {
-                for (;;) {
-                    if (r >= e)
-                        return fail(p, ERR_QUOTES);
-                    c = b[r];
-                    if (c == '\\' && r + 1 < e && b[r + 1] == '\'') {
-                        b[w++] = '\'';
-                        r += 2;
-                    } else if (c == '\'') {
-                        r++;
-                        if (r < e && !(cls[b[r]] & C_SP))
-                            return fail(p, ERR_QUOTES);
-                        break;
-                    } else {
-                        b[w++] = c;
-                        r++;
-                    }
-                }
-            }
-            break; /* a closing quote ends the token */
-        }
-        p->argv[argc].off = start;
-        p->argv[argc].len = w - start;
-        argc++;
+    if (n < 0)
+        return fail(p, ERR_QUOTES);
+    p->argc += (size_t)n;
+    if (r < e) {
+        p->pos = r;
+        return RESP_NEED_ARGV;
     }
-    p->argc = argc;
     clear_state(p);
     return (ssize_t)total;
 }

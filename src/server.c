@@ -1,11 +1,8 @@
 /* server.c - the process-wide server state `srv`, logging in Redis's line
- * format, and process figures (RSS) and statistics reset. Kept apart from
- * main.c so unit tests and fuzzers can link the whole server without main. */
-#include "command.h"
-#include "latency.h"
-#include "reply.h"
+ * format, and process figures (RSS). Kept apart from main.c so unit tests
+ * and fuzzers can link the whole server without main; it calls nothing
+ * above it. */
 #include "server.h"
-#include "zmalloc.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -48,13 +45,5 @@ size_t rss_bytes(void) {
     if (fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
     fclose(f);
     return (size_t)resident * (size_t)sysconf(_SC_PAGESIZE);
-}
-
-void stats_reset_all(void) {
-    memset(&srv.stats, 0, sizeof srv.stats);
-    srv.stat_peak_memory = zmalloc_used();
-    commands_reset_stats();
-    latency_reset_stats();
-    errstats_reset();
 }
 

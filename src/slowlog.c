@@ -161,26 +161,24 @@ static void slowlog_help(client *c) {
     reply_help(c, lines);
 }
 
-#define CMD(n, pr, ar, fl, acl_, sum, since_, cx, subs)                                                           \
-    {                                                                                                              \
-        .name = n, .proc = pr, .arity = ar, .flags = fl, .acl = acl_, .group = "server", .summary = sum,           \
-        .since = since_, .complexity = cx, .subcmds = subs                                                         \
-    }
 #define F_SL (CMD_ADMIN | CMD_LOADING | CMD_STALE)
 
 static command slowlog_subcommands[] = {
-    CMD("get", slowlog_get, -2, F_SL, "admin slow dangerous", "Get the slow log's entries", "2.2.12",
-        "O(N) where N is the number of entries returned", NULL),
-    CMD("help", slowlog_help, 2, CMD_LOADING | CMD_STALE, "slow", "Show helpful text about the different subcommands",
-        "6.2.0", "O(1)", NULL),
-    CMD("len", slowlog_len, 2, F_SL, "admin slow dangerous", "Get the slow log's length", "2.2.12", "O(1)", NULL),
-    CMD("reset", slowlog_reset, 2, F_SL, "admin slow dangerous", "Clear all entries from the slow log", "2.2.12",
-        "O(N) where N is the number of entries in the slowlog", NULL),
+    CMD("get", slowlog_get, -2, .flags = F_SL, .acl = "admin slow dangerous", .summary = "Get the slow log's entries",
+        .since = "2.2.12", .complexity = "O(N) where N is the number of entries returned"),
+    CMD("help", slowlog_help, 2, .flags = CMD_LOADING | CMD_STALE, .acl = "slow",
+        .summary = "Show helpful text about the different subcommands", .since = "6.2.0", .complexity = "O(1)"),
+    CMD("len", slowlog_len, 2, .flags = F_SL, .acl = "admin slow dangerous", .summary = "Get the slow log's length",
+        .since = "2.2.12", .complexity = "O(1)"),
+    CMD("reset", slowlog_reset, 2, .flags = F_SL, .acl = "admin slow dangerous",
+        .summary = "Clear all entries from the slow log", .since = "2.2.12",
+        .complexity = "O(N) where N is the number of entries in the slowlog"),
     {0},
 };
 
-command slowlog_commands[] = {
-    CMD("slowlog", slowlog_help, -2, 0, "slow", "A container for slow log commands", "2.2.12",
-        "Depends on subcommand.", slowlog_subcommands),
+static command slowlog_commands[] = {
+    CMD("slowlog", slowlog_help, -2, .acl = "slow", .summary = "A container for slow log commands", .since = "2.2.12",
+        .complexity = "Depends on subcommand.", .subcmds = slowlog_subcommands),
     {0},
 };
+const command_group slowlog_group = {"server", slowlog_commands};

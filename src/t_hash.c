@@ -358,9 +358,6 @@ static void hook_free(void *p) { hash_free(p); }
 static void *hook_dup(const void *p) { return hash_dup(p); }
 static size_t hook_mem(const void *p) { return hash_mem(p); }
 
-/* Runs before main(): the keyspace knows how to free, copy and measure
- * hashes from the start, without a registration call in the server's
- * start-up code. */
-__attribute__((constructor)) static void hash_register_type(void) {
+void hash_register_type(void) {
     db_register_type(OBJ_HASH, hook_free, hook_dup, hook_mem);
 }

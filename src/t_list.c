@@ -27,6 +27,7 @@
  * is rebuilt smaller. Everything is amortized O(1) per push and pop.
  */
 #include "t_list.h"
+#include "db.h"
 #include "server.h"
 #include "util.h"
 #include "zmalloc.h"
@@ -771,4 +772,14 @@ int tl_check(const tlist *l) {
         prev = c;
     }
     return prev == l->tail && count == l->count && chunks == l->nchunks;
+}
+
+/* ---- keyspace hooks ----------------------------------------------------- */
+
+static void list_free_value(void *p) { tl_free(p); }
+static void *list_dup_value(const void *p) { return tl_dup(p); }
+static size_t list_mem_value(const void *p) { return tl_mem(p); }
+
+void list_register_type(void) {
+    db_register_type(OBJ_LIST, list_free_value, list_dup_value, list_mem_value);
 }

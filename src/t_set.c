@@ -258,8 +258,6 @@ static void hook_free(void *p) { fset_free(p); }
 static void *hook_dup(const void *p) { return fset_dup(p); }
 static size_t hook_mem(const void *p) { return fset_mem(p); }
 
-/* Registered before main() runs, so every keyspace path (DEL, FLUSH,
- * COPY, expiry, MEMORY USAGE) knows sets without a call from start-up. */
-__attribute__((constructor)) static void register_set_type(void) {
+void set_register_type(void) {
     db_register_type(OBJ_SET, hook_free, hook_dup, hook_mem);
 }

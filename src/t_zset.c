@@ -136,14 +136,7 @@ static void hook_free(void *p) { zset_free(p); }
 static void *hook_dup(const void *p) { return zset_dup(p); }
 static size_t hook_mem(const void *p) { return zset_mem(p); }
 
-const zset_set_reader *zset_set_input;
-
-void zset_register_set_reader(const zset_set_reader *r) { zset_set_input = r; }
-
-void zset_register_type(void) {
-    db_register_type(OBJ_ZSET, hook_free, hook_dup, hook_mem);
-    zset_setinput_register();
-}
+void zset_register_type(void) { db_register_type(OBJ_ZSET, hook_free, hook_dup, hook_mem); }
 
 int zset_enc(const zset *zs) { return zs->lp ? ENC_LISTPACK : ENC_SKIPLIST; }
 

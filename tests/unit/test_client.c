@@ -23,6 +23,7 @@
 #include "config.h"
 #include "db.h"
 #include "frand.h"
+#include "registry.h"
 #include "ring.h"
 #include "server.h"
 
@@ -31,7 +32,7 @@ static void setup(void) {
     srv.now_ms = ev_now_ms();
     srv.lruclock = (uint32_t)(srv.now_ms / 1000);
     db_init_all(srv.cfg.databases > 0 ? srv.cfg.databases : 16);
-    commands_init();
+    registry_init();
 }
 
 TestSuite(client, .init = setup);
@@ -243,7 +244,7 @@ Test(client, random_chunking_matches_one_shot) {
     buf one = feed_and_drain(a, req, n);
     client_free(a);
     cr_assert_gt(one.len, 100000);
-    for (int i = 0; i < srv.dbnum; i++) db_flush(db_get(i));
+    for (int i = 0; i < db_count(); i++) db_flush(db_get(i));
     client *b = client_create(-1);
     buf chunked = {malloc(1), 0};
     size_t off = 0;
@@ -579,7 +580,7 @@ static size_t build_pipeline(char *out, const char *const *reqs, size_t *ends) {
 }
 
 static void flush_all_dbs(void) {
-    for (int i = 0; i < srv.dbnum; i++) db_flush(db_get(i));
+    for (int i = 0; i < db_count(); i++) db_flush(db_get(i));
 }
 
 /* Feed p[0..n) cut at the given offsets; returns all output. */

@@ -1,4 +1,5 @@
-/* test_config.c - Criterion unit tests for src/config.c and src/config_cmd.c.
+/* test_config.c - Criterion unit tests for src/config.c, src/config_load.c
+ * and src/config_cmd.c.
  *
  * The loader is tested through config_load_string() (config text -> error
  * text instead of exit), config_load() with argv arrays (in-process when it
@@ -21,21 +22,11 @@
 
 #include "client.h"
 #include "config.h"
+#include "config_internal.h" /* the loader's testable core and helpers */
 #include "reply.h"
 #include "ring.h"
 #include "server.h"
 #include "zmalloc.h"
-
-/* not in config.h: the loader's testable core and helpers */
-int config_load_string(ferry_config *cfg, const char *text, char *err, size_t errlen);
-void config_free(ferry_config *cfg);
-int config_lookup(const char *name, size_t len);
-char *config_get(const ferry_config *cfg, int i);
-int config_parse(const ferry_config *cur, int i, const char *val, char **canon, char *err, size_t errlen);
-int config_split_args(const char *p, int *argc_out, char ***argv_out);
-void config_free_args(int argc, char **argv);
-const char *config_maxmemory_policy_name(int policy);
-extern int config_sandbox;
 
 /* no "ignored directive" warnings in test output */
 static void quiet(void) { config_sandbox = 2; }
@@ -157,6 +148,14 @@ Test(config, split_args_like_sdssplitargs) {
     cr_assert_eq(config_split_args("x \"abc\"d", &argc, &argv), -1);
     cr_assert_eq(config_split_args("x 'abc", &argc, &argv), -1);
     cr_assert_eq(config_split_args("x \"\\x00\"", &argc, &argv), -1); /* no NUL bytes in values */
+    /* a closing quote ends the token even before \v or \f (Redis 7.0.15:
+     * `requirepass "abc"\vdef` is "wrong number of arguments") */
+    split_is("x \"a\"\vb 'c'\fd", 5, (const char *[]){"x", "a", "b", "c", "d"});
+    split_is("x \"a\"\v", 2, (const char *[]){"x", "a"});
+    /* many tokens (the splitter hands them over in batches) */
+    split_is("a b c d e f g h i j k l m n o p q r s t", 20,
+             (const char *[]){"a", "b", "c", "d", "e", "f", "g", "h", "i", "j",
+                              "k", "l", "m", "n", "o", "p", "q", "r", "s", "t"});
 }
 
 Test(config, basic_file_text) {
@@ -275,6 +274,7 @@ Test(config, bad_lines_redis_style) {
     load_err("port 1 2", ">>> 'port 1 2'\nwrong number of arguments");
     load_err("port", ">>> 'port'\nwrong number of arguments");
     load_err("port \"abc", ">>> 'port \"abc'\nUnbalanced quotes in configuration line");
+    load_err("requirepass \"abc\"\vdef", ">>> 'requirepass \"abc\"\vdef'\nwrong number of arguments");
     load_err("  port 70000  ", ">>> 'port 70000'\nargument must be between 0 and 65535 inclusive");
     load_err("include", "Bad directive or wrong number of arguments");
     load_err("bind 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17", "Too many bind addresses specified.");
@@ -554,7 +554,6 @@ Test(config, version_help_and_stdin) {
 static client *fake;
 static char out[65536];
 static int port_changes;
-extern void (*config_port_changed)(void);
 static void on_port_changed(void) { port_changes++; }
 
 static void cmd_setup(void) {

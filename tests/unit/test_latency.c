@@ -9,6 +9,7 @@
 #include <string.h>
 #include "command.h"
 #include "latency.h"
+#include "registry.h"
 #include "server.h"
 #include "zmalloc.h"
 
@@ -115,7 +116,7 @@ Test(latency, count_le_and_reset) {
 /* A registered command (CONFIG RESETSTAT must reach every command's
  * histogram, which it finds through the command table). */
 Test(latency, record_honours_latency_tracking) {
-    commands_init();
+    registry_commands();
     command *fake = command_lookup_name("get", 3);
     cr_assert_not_null(fake);
     srv.cfg.latency_tracking = 0;

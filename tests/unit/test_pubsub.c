@@ -20,6 +20,7 @@
 #include "db.h"
 #include "outlimit.h"
 #include "pubsub.h"
+#include "registry.h"
 #include "ring.h"
 #include "server.h"
 #include "zmalloc.h"
@@ -28,7 +29,7 @@ static void setup(void) {
     config_defaults(&srv.cfg);
     srv.now_ms = ev_now_ms();
     db_init_all(srv.cfg.databases > 0 ? srv.cfg.databases : 16);
-    commands_init();
+    registry_init();
 }
 
 TestSuite(pubsub, .init = setup);

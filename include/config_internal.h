@@ -1,0 +1,65 @@
+/* config_internal.h - the configuration internals, private to the
+ * config_*.c files (config.c, config_table.c, config_load.c, config_cmd.c)
+ * and to their unit tests and fuzz targets. The rest of the server uses
+ * config.h only.
+ *
+ * Why: config.c owns the directive table and the value rules, config_load.c
+ * the file and command-line loader, config_cmd.c the CONFIG command; this
+ * header is the one place where the functions they share are declared.
+ * Entries are addressed by index (0 .. config_count()-1); an alias entry
+ * resolves to its target with config_real().
+ */
+#ifndef FERRY_CONFIG_INTERNAL_H
+#define FERRY_CONFIG_INTERNAL_H
+
+#include <stddef.h>
+
+#include "config.h"
+
+/* Entry flags, as config_flags() returns them. */
+#define CFG_IMM 1  /* CONFIG SET refuses: can't set immutable config */
+#define CFG_PROT 2 /* protected: needs enable-protected-configs */
+#define CFG_HID 4  /* hidden: CONFIG GET matches it only by exact name */
+
+/* For tests and fuzzers: bit 1 = no file access (include), bit 2 = no
+ * "ignored directive" warnings on stderr. */
+extern int config_sandbox;
+
+/* ---- config.c: the table and the values */
+int config_count(void);
+const char *config_name(int i);
+int config_real(int i);
+unsigned config_flags(int i);
+const char *config_default(int i);
+int config_is_multiarg(int i);   /* the value is the rest of the line (save, bind ...) */
+int config_is_stored(int i);     /* not used by ferry: kept as a string, a warning when set */
+/* Exact, case-insensitive; includes hidden entries and aliases. -1 if none. */
+int config_lookup(const char *name, size_t len);
+/* Entry i's current value as CONFIG GET prints it (zmalloc'd). */
+char *config_get(const ferry_config *cfg, int i);
+/* Validates text for entry i: 0 and the zmalloc'd canonical value in
+ * *canon, or -1 with Redis's reason in err. */
+int config_parse(const ferry_config *cur, int i, const char *val, char **canon, char *err, size_t errlen);
+/* Stores a canonical value (from config_parse, or a default). */
+void config_apply(ferry_config *cfg, int i, const char *canon);
+/* The lines CONFIG REWRITE writes for entry i (zmalloc'd, "" = none). */
+char *config_rewrite_lines(const ferry_config *cfg, int i, int *is_default);
+/* s quoted for a config line (zmalloc'd). */
+char *config_repr(const char *s);
+/* Frees an argument vector from config_split_args (strings and vector). */
+void config_free_args(int argc, char **argv);
+
+/* ---- config_load.c: lines and files */
+/* Splits a config line with redis.conf's rules (splitargs.h; a "\x00"
+ * escape is refused). 0 and a zmalloc'd vector of zmalloc'd strings, or -1
+ * on unbalanced quotes. */
+int config_split_args(const char *line, int *argc_out, char ***argv_out);
+/* Loads config text on top of cfg (call config_defaults first). On error
+ * returns -1 with a Redis-style explanation (several lines) in err. */
+int config_load_string(ferry_config *cfg, const char *text, char *err, size_t errlen);
+/* A whole file as a NUL-terminated zmalloc'd string, or NULL with errno. */
+char *config_read_file(const char *path);
+/* Removes leading and trailing " \t\r\n" in place (as Redis trims lines). */
+void config_trim(char *s);
+
+#endif
