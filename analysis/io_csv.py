@@ -1,7 +1,7 @@
 """Typed CSV loading for results/bench (schema in analysis/SCHEMA.md).
 
-What: reads sweep, syscalls, instructions, memory, cycles, energy and
-ceiling CSVs
+What: reads sweep, syscalls, instructions, memory, cycles, energy,
+ceiling and side-by-side suite (default_suite*, option_workloads) CSVs
 into lists of dicts with the right Python types, validates required columns,
 and classifies the files of a results directory.
 
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import math
+import re
 from pathlib import Path
 
 UNAVAILABLE = "unavailable"
@@ -53,6 +54,14 @@ CEILING_COLUMNS = {
 # fixed-name files that are neither sweeps nor AUX_KINDS; classify() puts
 # them in its aux dict under their stem
 OTHER_KNOWN = ("unavailable", "ceiling", "memory_elements")
+# scripts/default_suite.py (default_suite.csv, default_suite_p<P>.csv) and
+# scripts/option_workloads.py: one row per (server, round, test), ferry vs
+# redis (analysis/suite.py).  The test's name is in SUITE_NAME_COLUMN[kind];
+# latency columns (p50_ms, p99_ms) and keyspace are optional.
+SUITE_COLUMNS = {"server": "s", "round": "i", "clients": "i", "pipeline": "i",
+                 "requests": "f", "rps": "f"}
+SUITE_NAME_COLUMN = {"default_suite": "test", "option_workloads": "workload"}
+_SUITE_STEM = re.compile(r"(default_suite)(_p[0-9]+)?|(option_workloads)")
 
 
 class SchemaError(ValueError):
@@ -134,17 +143,25 @@ def unavailable_reasons(path: Path) -> dict[str, str]:
     return out
 
 
+def suite_kind(stem: str) -> str | None:
+    """'default_suite' for default_suite and default_suite_p<P>,
+    'option_workloads' for option_workloads, None for any other stem."""
+    m = _SUITE_STEM.fullmatch(stem)
+    return (m.group(1) or m.group(3)) if m else None
+
+
 def classify(bench_dir: Path) -> tuple[list[Path], dict[str, Path], list[Path]]:
     """Split results/bench/*.csv into (sweeps, aux by kind, unrecognised).
 
-    The aux dict also holds 'unavailable' (unavailable.csv) and 'ceiling'
-    (ceiling.csv) when present.
+    The aux dict also holds the OTHER_KNOWN files ('unavailable', 'ceiling',
+    'memory_elements') and the side-by-side suites (suite_kind() not None),
+    each under its stem, when present.
     """
     sweeps, aux, other = [], {}, []
     if not bench_dir.is_dir():
         return sweeps, aux, other
     for p in sorted(bench_dir.glob("*.csv")):
-        if p.stem in AUX_COLUMNS or p.stem in OTHER_KNOWN:
+        if p.stem in AUX_COLUMNS or p.stem in OTHER_KNOWN or suite_kind(p.stem):
             aux[p.stem] = p
         elif set(SWEEP_COLUMNS) <= set(read_header(p)):
             sweeps.append(p)

@@ -211,7 +211,7 @@ def fit_points(key: tuple, points: list[Point], n_boot: int = N_BOOT,
     fit.pstar = fit.t0 / fit.t1 if fit.t1 > 0 else math.nan
     if res.df > 0 and fit.t1 > 0:
         g = np.array([1.0 / fit.t1, -fit.t0 / fit.t1 ** 2])
-        se = math.sqrt(max(float(g @ res.cov_hc1 @ g), 0.0))
+        se = math.sqrt(max(stats.quad_form(g, res.cov_hc1), 0.0))
         tq = stats.t_ppf(0.975, res.df)
         fit.ci_pstar = (fit.pstar - tq * se, fit.pstar + tq * se)
     fit.r2_y = stats.r_squared(y, res.fitted)
@@ -322,8 +322,10 @@ def syscall_points(rows: list[dict]) -> list[dict]:
 
 
 def _geo(vals) -> float:
-    a = np.asarray([v for v in vals if v > 0 and math.isfinite(v)], dtype=float)
-    return float(np.exp(np.mean(np.log(a)))) if a.size else math.nan
+    """Geometric mean of the positive finite values (math's log/exp, not
+    numpy's, whose last bits depend on the CPU's SIMD code path)."""
+    a = [float(v) for v in vals if v > 0 and math.isfinite(v)]
+    return math.exp(math.fsum(math.log(v) for v in a) / len(a)) if a else math.nan
 
 
 def syscall_summary(points: list[dict]) -> list[dict]:
@@ -343,7 +345,7 @@ def syscall_summary(points: list[dict]) -> list[dict]:
         # through-origin slope of io/op on 1/p: syscalls per batch per connection
         x = np.array([1.0 / d["pipeline"] for d in ds])
         yv = np.array([d["io_per_op"] for d in ds])
-        s["calls_per_batch"] = float(x @ yv / (x @ x))
+        s["calls_per_batch"] = stats.dot(x, yv) / stats.dot(x, x)
         s["epoll_per_op_median"] = float(np.median([d["epoll_per_op"] for d in ds]))
         if all(d["clients"] == 1 for d in ds):
             s["verdict"] = "indistinguishable (C = 1 everywhere)"

@@ -12,6 +12,16 @@ only, resets rcParams to matplotlib's built-in defaults plus a fixed style,
 strips the Software/CreationDate/ModDate/Producer metadata, draws everything
 in sorted order, and uses no pyplot global state (every figure is its own
 Figure object).
+
+Byte-identical also means identical on another machine (issue 11: a fresh
+clone's `make test` rewrote 42 checked-in PNGs).  The fits' last bits used
+to depend on the CPU (OpenBLAS kernel, numpy's AVX-512 log/exp), and a
+straight line drawn through 100-200 collinear points turns such bits into
+different pixels: Agg's stroker picks each join's inner and outer side from
+the sign of a cross product that is pure rounding noise when the segments
+are collinear.  So the fits are BLAS-free (analysis/stats.py), curve grids
+come from log_grid() instead of np.geomspace, no einsum is used, and every
+line that is straight on its axes is drawn through its two end points only.
 """
 from __future__ import annotations
 
@@ -62,6 +72,21 @@ def save(fig: Figure, fig_dir: Path, name: str) -> list[Path]:
     return out
 
 
+def log_grid(lo: float, hi: float, n: int) -> np.ndarray:
+    """n points from lo to hi, evenly spaced in log p, the ends exact.
+
+    Replaces np.geomspace, whose SIMD log/exp give different last bits on
+    AVX-512 and AVX2 machines; each point is rounded to 12 significant
+    digits, far below a pixel, so libm's last bit does not matter either.
+    """
+    lo, hi = float(lo), float(hi)
+    if n < 2 or lo == hi:
+        return np.array([lo, hi])
+    r = math.log(hi / lo)
+    mid = [float(f"{lo * math.exp(r * i / (n - 1)):.12g}") for i in range(1, n - 1)]
+    return np.array([lo, *mid, hi])
+
+
 def panels(fits: list) -> dict[tuple, list]:
     """Group fits by key without server -> fits sorted by server."""
     out: dict[tuple, list] = {}
@@ -88,7 +113,7 @@ def fig_T_vs_p(stem: str, fits: list) -> Figure:
         p = np.array([pt.pipeline for pt in f.points], dtype=float)
         ax.plot(p, [pt.T for pt in f.points], "o", ms=3.5, color=c, label=f"{srv} median")
         if _ok(f):
-            grid = np.geomspace(p.min(), p.max(), 200)
+            grid = log_grid(p.min(), p.max(), 200)
             ax.plot(grid, f.T_hat(grid), "-", color=c,
                     label=f"{srv} fit: t0={f.t0:.2f} µs, t1={f.t1_ns:.1f} ns, "
                           f"R²(T)={f.r2_T:.4f}")
@@ -113,13 +138,14 @@ def fig_linearized(stem: str, fits: list) -> Figure:
         p = np.array([pt.pipeline for pt in f.points], dtype=float)
         ax.plot(p, [pt.y for pt in f.points], "o", ms=3.5, color=c, label=f"{srv} p/T")
         if _ok(f):
-            grid = np.linspace(0.0, p.max(), 200)
-            yh = f.t0 + f.t1 * grid
-            ax.plot(grid, yh, "-", color=c, label=f"{srv}: y = {f.t0:.2f} + "
+            ends = np.array([0.0, p.max()])  # a straight line: two points only
+            ax.plot(ends, f.t0 + f.t1 * ends, "-", color=c, label=f"{srv}: y = {f.t0:.2f} + "
                     f"{f.t1:.4f} p, R²(y)={f.r2_y:.4f}")
             if np.all(np.isfinite(f.cov)) and f.n > 2:
-                X = np.column_stack([np.ones_like(grid), grid])
-                se = np.sqrt(np.einsum("ij,jk,ik->i", X, f.cov, X))
+                grid = np.linspace(0.0, p.max(), 200)
+                yh = f.t0 + f.t1 * grid
+                (c00, c01), (_, c11) = f.cov
+                se = np.sqrt(np.maximum(c00 + 2.0 * c01 * grid + c11 * grid * grid, 0.0))
                 tq = stats.t_ppf(0.975, f.n - 2)
                 ax.fill_between(grid, yh - tq * se, yh + tq * se, color=c,
                                 alpha=0.15, linewidth=0)
@@ -198,10 +224,10 @@ def fig_syscalls(test: str, points: list[dict]) -> Figure:
                     label=f"{srv} C={c}")
     allp = sorted({d["pipeline"] for d in points})
     if allp:
-        grid = np.geomspace(min(allp), max(allp), 100)
-        ax.plot(grid, 2.0 / grid, "k-", lw=1.0, label="2/p (per connection)")
+        ends = np.array([min(allp), max(allp)], dtype=float)  # straight on log-log
+        ax.plot(ends, 2.0 / ends, "k-", lw=1.0, label="2/p (per connection)")
         for i, c in enumerate(cs):
-            ax.plot(grid, 2.0 / (c * grid), "--", lw=0.8, color=C_COLORS[i % len(C_COLORS)],
+            ax.plot(ends, 2.0 / (c * ends), "--", lw=0.8, color=C_COLORS[i % len(C_COLORS)],
                     label=f"2/(Cp), C={c} (paper)")
     for a in (ax, ae):
         a.set_xscale("log")
@@ -233,7 +259,7 @@ def fig_per_op(test: str, points: list[dict], fits: list[dict], ylabel: str,
                     label=f"{srv} C={c}")
             fit = [f for f in fits if (f["server"], f["test"], f["clients"]) == (srv, test, c)]
             if fit and not math.isnan(fit[0]["per_op"]) and p.size > 1:
-                grid = np.geomspace(p.min(), p.max(), 100)
+                grid = log_grid(p.min(), p.max(), 100)
                 ax.plot(grid, fit[0]["per_batch"] / grid + fit[0]["per_op"], "-",
                         lw=0.8, color=col)
     ax.set_xscale("log")
@@ -286,4 +312,4 @@ def by_test(points: list[dict], test: str) -> list[dict]:
 
 
 __all__ = ["setup", "save", "sweep_figures", "fig_syscalls", "fig_per_op",
-           "fig_memory", "tests_of", "by_test"]
+           "fig_memory", "tests_of", "by_test", "log_grid"]

@@ -4,7 +4,8 @@ What: reads <results>/bench/*.csv (schema: analysis/SCHEMA.md) and, without
 starting any server, writes <results>/fig/*.{png,pdf} and
 <results>/tables/*.{md,tex} (plus <stem>__fit.csv for capacity.py), and
 <results>/tables/ceiling__ceiling.{md,tex} when bench/ceiling.csv exists
-(analysis/ceiling.py).  Every
+(analysis/ceiling.py), and <results>/tables/<kind>__<stem>.{md,tex} for each
+default_suite*.csv and option_workloads.csv (analysis/suite.py).  Every
 output name embeds the stem of the CSV it came from.  It first checks
 <results>/manifest.json if there is one, and warns on stderr about any hash
 that does not match.
@@ -29,7 +30,7 @@ if __package__ in (None, ""):
 
 os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
 
-from analysis import ceiling, elements, io_csv, manifest, model, plots, tables  # noqa: E402
+from analysis import ceiling, elements, io_csv, manifest, model, plots, suite, tables  # noqa: E402
 
 
 def warn(msg: str) -> None:
@@ -118,6 +119,27 @@ def do_elements(path: Path, tab_dir: Path) -> tuple[list[Path], int]:
     """memory_elements__<stem>.{md,tex} from memory_elements.csv."""
     rows = elements.load(path)
     return tables.write(tab_dir, f"memory_elements__{path.stem}", [elements.make_table(path.stem, rows)]), len(rows)
+
+
+def do_suites(aux: dict, fig_dir: Path, tab_dir: Path) -> tuple[list[Path], list[tuple]]:
+    """<kind>__<stem>.{md,tex} for every default_suite*.csv and
+    option_workloads.csv in aux, after removing every earlier one (so a
+    deleted CSV leaves no stale table). Returns (paths, availability rows)."""
+    for kind in io_csv.SUITE_NAME_COLUMN:
+        clean(kind, fig_dir, tab_dir)
+    out, avail = [], []
+    for stem in sorted(s for s in aux if io_csv.suite_kind(s)):
+        p, kind = aux[stem], io_csv.suite_kind(stem)
+        try:
+            rows = suite.load(p)
+        except io_csv.SchemaError as e:
+            warn(str(e))
+            avail.append((kind, p.name, "error", str(e)))
+            continue
+        out += tables.write(tab_dir, f"{kind}__{stem}", [suite.make_table(stem, rows)])
+        avail.append((kind, p.name, "available",
+                      f"{len(rows)} rows, sha256 {manifest.sha256_file(p)[:16]}"))
+    return out, avail
 
 
 def do_optional(kind: str, aux: dict, fig_dir: Path, tab_dir: Path, make) -> tuple[list[Path], tuple | None]:
@@ -209,6 +231,10 @@ def run(results: Path, n_boot: int = model.N_BOOT) -> tuple[list[Path], int]:
         if row:
             avail.append(row)
             issues += row[2] == "error"
+    paths, rows = do_suites(aux, fig_dir, tab_dir)
+    out += paths
+    avail += rows
+    issues += sum(r[2] == "error" for r in rows)
     out += tables.write(tab_dir, "summary__availability", [tables.availability_table(avail)])
     return sorted(set(out)), issues
 

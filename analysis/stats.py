@@ -9,6 +9,14 @@ Why: the paper (Section 3.2, Appendix B) asks for OLS + HC1 SEs, 95% CIs and
 1000-resample bootstrap CIs.  scipy/statsmodels would pull a large dependency
 into a repo whose analysis needs only these few functions, so they are
 implemented here and checked against known values in analysis/tests.
+
+The fits use no BLAS or LAPACK (no lstsq, pinv or matmul): OpenBLAS picks
+its kernel per CPU (Haswell, SkylakeX, Zen, ...) and splits sums per
+thread, so their last bits differ from one machine to the next, and
+`make reproduce` would rewrite the checked-in figures and fit tables on
+every machine but the one that made them (issue 11).  Here every product
+is an IEEE multiply and every sum is math.fsum (exactly rounded), so a fit
+has the same bits everywhere.
 """
 from __future__ import annotations
 
@@ -134,6 +142,59 @@ class OLSResult:
         return np.column_stack([self.beta - tq * se, self.beta + tq * se])
 
 
+def dot(a, b) -> float:
+    """sum(a * b) over all elements, exactly rounded (math.fsum).
+
+    Unlike numpy's dot/matmul (BLAS), the result does not depend on the CPU,
+    the BLAS kernel or the number of threads.
+    """
+    prod = np.asarray(a, dtype=float) * np.asarray(b, dtype=float)
+    return math.fsum(prod.ravel().tolist())
+
+
+def matmul(A, B) -> np.ndarray:
+    """A @ B for small 2-D arrays, every entry by dot()."""
+    A = np.asarray(A, dtype=float)
+    B = np.asarray(B, dtype=float)
+    return np.array([[dot(A[i], B[:, j]) for j in range(B.shape[1])]
+                     for i in range(A.shape[0])]).reshape(A.shape[0], B.shape[1])
+
+
+def quad_form(g, M) -> float:
+    """g' M g for a vector g and a square matrix M (exactly rounded sum)."""
+    g = np.asarray(g, dtype=float)
+    return dot(np.outer(g, g), M)
+
+
+def _householder(A: np.ndarray, k: int) -> np.ndarray:
+    """Householder QR on the first k columns of A; the other columns get Q'.
+
+    Applied to [X | y] this leaves R in the top k x k block and Q'y beside
+    it, without forming Q.
+    """
+    A = np.array(A, dtype=float)
+    for j in range(k):
+        x = A[j:, j]
+        alpha = -math.copysign(math.sqrt(dot(x, x)), x[0])
+        v = x.copy()
+        v[0] -= alpha
+        vv = dot(v, v)
+        if vv == 0.0:
+            continue
+        for c in range(j, A.shape[1]):
+            A[j:, c] -= (2.0 * dot(v, A[j:, c]) / vv) * v
+    return A
+
+
+def _solve_upper(R: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """x with R x = b for upper-triangular R (back substitution)."""
+    k = R.shape[0]
+    x = np.zeros(k)
+    for i in reversed(range(k)):
+        x[i] = (b[i] - dot(R[i, i + 1:], x[i + 1:])) / R[i, i]
+    return x
+
+
 def ols(X: np.ndarray, y: np.ndarray) -> OLSResult:
     """OLS of y on the columns of X with HC1 and HC3 robust covariances.
 
@@ -141,26 +202,35 @@ def ols(X: np.ndarray, y: np.ndarray) -> OLSResult:
     MacKinnon-White small-sample factor).  HC3 replaces e_i^2 by
     e_i^2/(1-h_ii)^2 (h = leverages); with few points and a high-leverage
     large p it is far less anti-conservative than HC1 (Long & Ervin 2000).
-    Solved via lstsq for stability.
+    Solved by Householder QR (X = QR, R beta = Q'y, (X'X)^-1 = R^-1 R^-T)
+    with exactly rounded sums, so the bits are the same on every machine.
+    X must have full column rank.
     """
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
     n, k = X.shape
     if n < k:
         raise ValueError(f"need at least {k} points, got {n}")
-    beta, *_ = np.linalg.lstsq(X, y, rcond=None)
-    fitted = X @ beta
+    A = _householder(np.column_stack([X, y]), k)
+    R = np.triu(A[:k, :k])
+    d = np.abs(np.diag(R))
+    if not np.all(d > n * np.finfo(float).eps * max(float(d.max()), 1e-300)):
+        raise ValueError("X does not have full column rank")
+    beta = _solve_upper(R, A[:k, k])
+    fitted = np.array([dot(row, beta) for row in X])
     resid = y - fitted
     cov = np.full((k, k), np.nan)
     cov3 = np.full((k, k), np.nan)
     if n > k:
-        xtx_inv = np.linalg.pinv(X.T @ X)
-        meat = (X * (resid ** 2)[:, None]).T @ X
-        cov = xtx_inv @ meat @ xtx_inv * (n / (n - k))
-        lev = np.einsum("ij,jk,ik->i", X, xtx_inv, X)
+        r_inv = np.column_stack([_solve_upper(R, e) for e in np.eye(k)])
+        xtx_inv = matmul(r_inv, r_inv.T)
+        meat = matmul((X * (resid ** 2)[:, None]).T, X)
+        cov = matmul(matmul(xtx_inv, meat), xtx_inv) * (n / (n - k))
+        q = matmul(X, r_inv)  # the thin Q: leverages are its squared row norms
+        lev = np.array([dot(row, row) for row in q])
         if np.all(lev < 1.0 - 1e-12):
             w = resid ** 2 / (1.0 - lev) ** 2
-            cov3 = xtx_inv @ ((X * w[:, None]).T @ X) @ xtx_inv
+            cov3 = matmul(matmul(xtx_inv, matmul((X * w[:, None]).T, X)), xtx_inv)
     return OLSResult(beta=beta, cov_hc1=cov, cov_hc3=cov3, fitted=fitted,
                      resid=resid, n=n, k=k)
 

@@ -3,7 +3,8 @@
 What: writes a sweep CSV generated from T(p) = p/(t0 + t1 p) with known
 (t0, t1) per server plus multiplicative noise, and syscalls, instructions
 and memory CSVs that follow known laws, optionally a ceiling CSV with known
-medians, plus a manifest.json with correct hashes.
+medians and side-by-side suite CSVs (default_suite*, option_workloads) with
+known medians, plus a manifest.json with correct hashes.
 
 Why: the real sweep CSVs come from another engineer's scripts and may not
 exist yet.  The analysis has to be tested on data whose truth is known.
@@ -145,8 +146,52 @@ def ceiling_rows(servers=tuple(CEILING_TRUTH), tests=("GET", "SET"), requests=60
     return rows
 
 
+DEFAULT_SUITE_HEADER = ["server", "round", "clients", "pipeline", "requests", "test", "rps",
+                        "avg_ms", "min_ms", "p50_ms", "p95_ms", "p99_ms", "max_ms"]
+OPTION_WORKLOADS_HEADER = ["server", "round", "workload", "clients", "pipeline", "requests",
+                           "keyspace", "rps", "p50_ms"]
+# per test: ferry's and redis's rps in rounds 0, 1, 2 (medians 150k and 110k,
+# ratio 1.36) and p50/p99 ms scaled per round by SUITE_LAT_SCALE (median 1)
+SUITE_TRUTH = {
+    "PING_INLINE": ((150_000, 140_000, 160_000), (100_000, 120_000, 110_000), (0.2, 0.4), (0.3, 0.5)),
+    "SET": ((150_000, 160_000, 140_000), (110_000, 100_000, 120_000), (0.2, 0.4), (0.25, 0.5)),
+    "MSET (10 keys)": ((90_000, 80_000, 100_000), (100_000, 120_000, 110_000), (0.4, 0.8), (0.2, 0.4)),
+}
+SUITE_LAT_SCALE = (1.0, 0.5, 2.0)
+
+
+def suite_rows(kind: str = "default_suite", pipeline: int = 1, rounds: int = 3):
+    """Rows of a default_suite or option_workloads CSV following SUITE_TRUTH,
+    servers alternating as the scripts do."""
+    rows = []
+    for rnd in range(rounds):
+        for srv in (("ferry", "redis") if rnd % 2 == 0 else ("redis", "ferry")):
+            for test, (f_rps, r_rps, f_lat, r_lat) in SUITE_TRUTH.items():
+                rps = (f_rps if srv == "ferry" else r_rps)[rnd]
+                p50, p99 = (x * SUITE_LAT_SCALE[rnd] for x in (f_lat if srv == "ferry" else r_lat))
+                row = {"server": srv, "round": rnd, "clients": 50, "pipeline": pipeline,
+                       "requests": 100_000, "rps": f"{rps:.2f}", "p50_ms": f"{p50:.3f}"}
+                if kind == "default_suite":
+                    row |= {"test": test, "avg_ms": f"{p50:.3f}", "min_ms": "0.050",
+                            "p95_ms": f"{p99:.3f}", "p99_ms": f"{p99:.3f}", "max_ms": "3.000"}
+                else:
+                    row |= {"workload": test.split()[0], "keyspace": 1_000_000}
+                rows.append(row)
+    return rows
+
+
+def write_suites(bench: Path) -> list[Path]:
+    """default_suite.csv (P=1), default_suite_p16.csv and option_workloads.csv."""
+    return [write_csv(bench / "default_suite.csv", DEFAULT_SUITE_HEADER, suite_rows()),
+            write_csv(bench / "default_suite_p16.csv", DEFAULT_SUITE_HEADER,
+                      suite_rows(pipeline=16)),
+            write_csv(bench / "option_workloads.csv", OPTION_WORKLOADS_HEADER,
+                      suite_rows("option_workloads", pipeline=100, rounds=3))]
+
+
 def make_results(root: Path, stem: str = "sweep_20261122", big: bool = False,
-                 with_manifest: bool = True, with_ceiling: bool = False, **kw) -> Path:
+                 with_manifest: bool = True, with_ceiling: bool = False,
+                 with_suites: bool = False, **kw) -> Path:
     """Create <root>/results with synthetic CSVs; returns the results path."""
     res = root / "results"
     bench = res / "bench"
@@ -167,6 +212,8 @@ def make_results(root: Path, stem: str = "sweep_20261122", big: bool = False,
                {"metric": "energy_j_per_op", "reason": "/sys/class/powercap/intel-rapl* absent"}])
     if with_ceiling:
         write_csv(bench / "ceiling.csv", CEILING_HEADER, ceiling_rows())
+    if with_suites:
+        write_suites(bench)
     if with_manifest:  # same shape as scripts/manifest.py writes
         from analysis import manifest
         man = {"git_sha": "0" * 40, "git_dirty": False,
