@@ -44,6 +44,7 @@
 #define PROP_EXEC           (1u << 1)   /* EXEC: refusing it aborts the transaction; OOM looks at what is queued */
 #define PROP_TX_RELEASE     (1u << 2)   /* gives a transaction's memory back: allowed inside MULTI over maxmemory */
 #define PROP_SUBSCRIBED_OK  (1u << 3)   /* allowed in a RESP2 connection's subscribed context */
+#define PROP_MISCONF_DENIED (1u << 4)   /* refused like a write after a failed background save (PING, as Redis) */
 
 typedef void cmd_proc(client *c);
 
@@ -144,6 +145,7 @@ void cmd_command(client *c);
 
 /* the command groups (each in its own file) */
 extern const command_group string_group, keys_group, conn_group, server_group, multi_group, introspection_group,
-    config_group, slowlog_group, latency_group, hash_group, list_group, set_group, zset_group, pubsub_group;
+    config_group, slowlog_group, latency_group, hash_group, list_group, set_group, zset_group, pubsub_group,
+    dump_group;
 
 #endif

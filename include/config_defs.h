@@ -16,6 +16,7 @@ enum {
 #define IMM  CFG_IMM
 #define PROT CFG_PROT
 #define HID  CFG_HID
+#define RD   CFG_READ
 
 /* ferry_config fields an entry is bound to; NOF = kept in the string store */
 enum {

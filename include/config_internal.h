@@ -20,6 +20,7 @@
 #define CFG_IMM 1  /* CONFIG SET refuses: can't set immutable config */
 #define CFG_PROT 2 /* protected: needs enable-protected-configs */
 #define CFG_HID 4  /* hidden: CONFIG GET matches it only by exact name */
+#define CFG_READ 8 /* kept in the string store but read where it is used (config_get_by_name): no warning */
 
 /* For tests and fuzzers: bit 1 = no file access (include), bit 2 = no
  * "ignored directive" warnings on stderr. */

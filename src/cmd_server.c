@@ -1,11 +1,12 @@
-/* cmd_server.c - server administration commands: TIME LASTSAVE ROLE WAIT
- * SHUTDOWN SAVE BGSAVE BGREWRITEAOF, the MEMORY container and DEBUG; INFO
+/* cmd_server.c - server administration commands: TIME ROLE WAIT SHUTDOWN
+ * BGREWRITEAOF, the MEMORY container and DEBUG; INFO
  * itself lives in info.c (it owns the statistics formatting).
  *
- * ferry has no persistence yet: SAVE, BGSAVE and BGREWRITEAOF reply an
- * explicit error instead of pretending, and SHUTDOWN SAVE (without FORCE)
- * fails the way Redis does when the final save fails. There are no
- * replicas, so WAIT answers 0 at once (it never blocks for its timeout).
+ * SAVE, BGSAVE and LASTSAVE are in cmd_persist.c; SHUTDOWN saves through
+ * it (and fails the way Redis does when the final save fails). There is no
+ * append-only file yet, so BGREWRITEAOF replies an explicit error. There
+ * are no replicas, so WAIT answers 0 at once (it never blocks for its
+ * timeout).
  */
 #include <errno.h>
 #include <limits.h>
@@ -30,6 +31,7 @@
 #include "zmalloc.h"
 
 #include "info.h"
+#include "persist.h"
 
 #define ERR_NO_PERSISTENCE "ERR persistence is not supported by ferry yet"
 
@@ -43,7 +45,6 @@ static void cmd_time(client *c) {
     reply_bulk_ll(c, (long long)tv.tv_usec);
 }
 
-static void cmd_lastsave(client *c) { reply_int(c, (long long)srv.lastsave); }
 
 static void cmd_role(client *c) {
     reply_array(c, 3);
@@ -70,15 +71,7 @@ static void cmd_wait(client *c) {
     reply_int(c, 0);
 }
 
-static void cmd_save(client *c) { reply_error(c, ERR_NO_PERSISTENCE); }
-
-static void cmd_bgsave(client *c) {
-    if (c->argc > 2 || (c->argc == 2 && !span_eq_nocase(c->argv[1], "schedule"))) {
-        reply_err_syntax(c);
-        return;
-    }
-    reply_error(c, ERR_NO_PERSISTENCE);
-}
+static void cmd_bgrewriteaof(client *c) { reply_error(c, ERR_NO_PERSISTENCE); }
 
 /* SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]. On success nothing is
  * replied: the main loop stops and every connection is closed. */
@@ -104,12 +97,11 @@ static void cmd_shutdown(client *c) {
         reply_error(c, "ERR No shutdown in progress.");
         return;
     }
-    if (save && !force) {
-        server_log(LOG_WARNING_, "Error trying to save the DB: persistence is not supported, can't exit.");
+    if (persist_shutdown_save(save, nosave) != 0 && !force) {
         reply_error(c, "ERR Errors trying to SHUTDOWN. Check logs.");
         return;
     }
-    srv.shutdown_nosave = !save;
+    srv.shutdown_nosave = 1; /* saved (or not wanted) already */
     srv.shutdown_asap = 1;
 }
 
@@ -272,12 +264,25 @@ static const char *const debug_help_lines[] = {
     "    Setting it to 0 disables expiring keys in background when they are not",
     "    accessed (otherwise the Redis behavior). Setting it to 1 reenables back the",
     "    default.",
+    "RELOAD",
+    "    Save the RDB on disk and reload it back to memory.",
     "SLEEP <seconds>",
     "    Stop the server for <seconds>. Decimals allowed.",
     "HELP",
     "    Prints this help.",
     NULL,
 };
+
+/* DEBUG RELOAD: save the dataset, empty it and load the file back. */
+static void debug_reload(client *c) {
+    char err[1100];
+    if (persist_debug_reload(err, sizeof err) != 0) {
+        reply_errorf(c, "ERR %s", err);
+        return;
+    }
+    server_log(LOG_NOTICE_, "DB reloaded by DEBUG RELOAD");
+    reply_ok(c);
+}
 
 static void cmd_debug(client *c) {
     if (!debug_allowed(c)) {
@@ -292,6 +297,7 @@ static void cmd_debug(client *c) {
     else if (c->argc == 3 && span_eq_nocase(sub, "set-active-expire")) debug_set_active_expire(c);
     else if (c->argc == 3 && span_eq_nocase(sub, "object")) debug_object(c);
     else if (c->argc == 3 && span_eq_nocase(sub, "error")) debug_error(c);
+    else if (c->argc == 2 && span_eq_nocase(sub, "reload")) debug_reload(c);
     else if (c->argc == 2 && span_eq_nocase(sub, "change-repl-id")) {
         info_change_replid();
         reply_ok(c);
@@ -325,27 +331,18 @@ static command memory_subcommands[] = {
 };
 
 static command server_commands[] = {
-    CMD("bgrewriteaof", cmd_save, 1, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_NO_ASYNC_LOADING,
+    CMD("bgrewriteaof", cmd_bgrewriteaof, 1, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_NO_ASYNC_LOADING,
         .acl = "admin slow dangerous", .summary = "Asynchronously rewrite the append-only file", .since = "1.0.0",
-        .complexity = "O(1)"),
-    CMD("bgsave", cmd_bgsave, -1, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_NO_ASYNC_LOADING,
-        .acl = "admin slow dangerous", .summary = "Asynchronously save the dataset to disk", .since = "1.0.0",
         .complexity = "O(1)"),
     CMD("debug", cmd_debug, -2, .flags = F_ADMIN, .acl = "admin slow dangerous",
         .summary = "A container for debugging commands", .since = "1.0.0", .complexity = "Depends on subcommand."),
     CMD("info", cmd_info, -1, .flags = CMD_LOADING | CMD_STALE, .acl = "slow dangerous",
         .summary = "Get information and statistics about the server", .since = "1.0.0", .complexity = "O(1)"),
-    CMD("lastsave", cmd_lastsave, 1, .flags = CMD_LOADING | CMD_STALE | CMD_FAST, .acl = "admin fast dangerous",
-        .summary = "Get the UNIX time stamp of the last successful save to disk", .since = "1.0.0",
-        .complexity = "O(1)"),
     CMD("memory", memory_container, -2, .acl = "slow", .summary = "A container for memory diagnostics commands",
         .since = "4.0.0", .complexity = "Depends on subcommand.", .subcmds = memory_subcommands),
     CMD("role", cmd_role, 1, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST, .acl = "admin fast dangerous",
         .summary = "Return the role of the instance in the context of replication", .since = "2.8.12",
         .complexity = "O(1)"),
-    CMD("save", cmd_save, 1, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_NO_MULTI | CMD_NO_ASYNC_LOADING,
-        .acl = "admin slow dangerous", .summary = "Synchronously save the dataset to disk", .since = "1.0.0",
-        .complexity = "O(N) where N is the total number of keys in all databases"),
     CMD("shutdown", cmd_shutdown, -1, .flags = F_ADMIN | CMD_NO_MULTI | CMD_ALLOW_BUSY, .acl = "admin slow dangerous",
         .summary = "Synchronously save the dataset to disk and then shut down the server", .since = "1.0.0",
         .complexity = "O(N) when saving, where N is the total number of keys in all databases when saving "

@@ -13,11 +13,17 @@
 #include "evict.h"
 #include "latency.h"
 #include "multi.h"
+#include "persist.h"
 #include "pubsub.h"
 #include <stdio.h>
 #include <string.h>
 
 #define LOOKUP_BITS 10
+#define ERR_MISCONF                                                                                               \
+    "Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. Commands that may "  \
+    "modify the data set are disabled, because this instance is configured to report errors during writes if RDB " \
+    "snapshotting fails (stop-writes-on-bgsave-error option). Please check the Redis logs for details about the "  \
+    "RDB error."
 #define MAX_NAME 64
 
 static command *index_tab[1 << LOOKUP_BITS];
@@ -272,7 +278,7 @@ void command_dispatch_resolved(client *c, command *cmd) {
     /* the common case first: none of the checks below applies (with
      * maxmemory set, every command takes the checked path: eviction first) */
     if (!(c->flags & (CF_REPLY_SKIP_NEXT | CF_REPLY_SKIP | CF_MULTI | CF_PUBSUB)) && (c->flags & CF_AUTHENTICATED) &&
-        cmd && !srv.cfg.maxmemory && command_arity_ok(cmd, c->argc)) {
+        cmd && !srv.cfg.maxmemory && !srv.rdb_bgsave_failed && command_arity_ok(cmd, c->argc)) {
         command_call(c, cmd);
         c->flags &= ~CF_REPLY_SKIP;
         if (blocking_ready_pending) blocking_handle_ready();
@@ -310,6 +316,10 @@ void command_dispatch_resolved(client *c, command *cmd) {
     }
     if ((c->flags & CF_MULTI) && (cmd->flags & CMD_NO_MULTI)) {
         reject(c, cmd, "ERR", "Command not allowed inside a transaction");
+        goto done;
+    }
+    if (srv.rdb_bgsave_failed && (cmd->flags & CMD_WRITE || cmd->props & PROP_MISCONF_DENIED) && persist_writes_refused()) {
+        reject(c, cmd, "MISCONF", ERR_MISCONF);
         goto done;
     }
     if (srv.cfg.maxmemory && evict_refuses_command(c, cmd)) {

@@ -617,7 +617,7 @@ int config_real(int i) { return real_index(i); }
 unsigned config_flags(int i) { return defs[real_index(i)].flags; }
 const char *config_default(int i) { return defs[real_index(i)].def; }
 int config_is_multiarg(int i) { return is_multiarg(defs[real_index(i)].type); }
-int config_is_stored(int i) { return defs[real_index(i)].fld == NOF; }
+int config_is_stored(int i) { return defs[real_index(i)].fld == NOF && !(defs[real_index(i)].flags & CFG_READ); }
 
 /* Exact, case-insensitive; includes hidden entries and aliases. */
 int config_lookup(const char *name, size_t len) {

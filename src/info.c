@@ -29,6 +29,7 @@
 #include "dict.h"
 #include "evict.h"
 #include "frand.h"
+#include "persist.h"
 #include "pubsub.h"
 #include "reply.h"
 #include "server.h"
@@ -260,18 +261,13 @@ static void sec_memory(sbuf *b) {
 }
 
 static void sec_persistence(sbuf *b) {
+    persist_info(b);
     sb_addf(b,
-              "loading:0\r\nasync_loading:0\r\ncurrent_cow_peak:0\r\ncurrent_cow_size:0\r\n"
-              "current_cow_size_age:0\r\ncurrent_fork_perc:0.00\r\ncurrent_save_keys_processed:0\r\n"
-              "current_save_keys_total:0\r\nrdb_changes_since_last_save:%lld\r\nrdb_bgsave_in_progress:0\r\n"
-              "rdb_last_save_time:%lld\r\nrdb_last_bgsave_status:ok\r\nrdb_last_bgsave_time_sec:-1\r\n"
-              "rdb_current_bgsave_time_sec:-1\r\nrdb_saves:0\r\nrdb_last_cow_size:0\r\n"
-              "rdb_last_load_keys_expired:0\r\nrdb_last_load_keys_loaded:0\r\naof_enabled:0\r\n"
+              "aof_enabled:0\r\n"
               "aof_rewrite_in_progress:0\r\naof_rewrite_scheduled:0\r\naof_last_rewrite_time_sec:-1\r\n"
               "aof_current_rewrite_time_sec:-1\r\naof_last_bgrewrite_status:ok\r\naof_rewrites:0\r\n"
               "aof_rewrites_consecutive_failures:0\r\naof_last_write_status:ok\r\naof_last_cow_size:0\r\n"
-              "module_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n",
-              srv.dirty, (long long)srv.lastsave);
+              "module_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n");
 }
 
 static void sec_stats(sbuf *b) {

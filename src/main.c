@@ -12,6 +12,7 @@
 #include "latency.h"
 #include "metrics.h"
 #include "outlimit.h"
+#include "persist.h"
 #include "registry.h"
 #include "reply.h"
 #include "server.h"
@@ -84,6 +85,20 @@ static void free_keyspace_if_checked(void) {
 #endif
 }
 
+/* SIGTERM / SIGINT: save first if save points are configured, as Redis
+ * does; a failed save keeps the server running (logged). */
+static void signal_shutdown(void) {
+    if (!got_signal || srv.shutdown_asap) return;
+    server_log(LOG_WARNING_, "Received %s scheduling shutdown...", got_signal == SIGINT ? "SIGINT" : "SIGTERM");
+    got_signal = 0;
+    if (persist_shutdown_save(0, 0) != 0) {
+        server_log(LOG_WARNING_, "SIGTERM received but errors trying to shut down the server, check the logs for "
+                                 "more information");
+        return;
+    }
+    srv.shutdown_asap = 1;
+}
+
 static long server_cron(evloop *el, long long id, void *data) {
     srv.now_ms = ev_now_ms();
     srv.lruclock = (uint32_t)(srv.now_ms / 1000);
@@ -98,10 +113,8 @@ static long server_cron(evloop *el, long long id, void *data) {
     size_t used = zmalloc_used();
     if (used > srv.stat_peak_memory) srv.stat_peak_memory = used;
     info_cron_sample();
-    if (got_signal) {
-        server_log(LOG_WARNING_, "Received %s scheduling shutdown...", got_signal == SIGINT ? "SIGINT" : "SIGTERM");
-        srv.shutdown_asap = 1;
-    }
+    persist_cron();
+    signal_shutdown();
     return 1000 / (srv.cfg.hz > 0 ? srv.cfg.hz : 10);
 }
 
@@ -123,10 +136,7 @@ static void before_sleep(evloop *el) {
     clients_flush_pending();
     free_closed_clients();
     if (srv.deferred_input) el->dont_wait = 1; /* their next pass is due at once */
-    if (got_signal && !srv.shutdown_asap) {
-        server_log(LOG_WARNING_, "Received %s scheduling shutdown...", got_signal == SIGINT ? "SIGINT" : "SIGTERM");
-        srv.shutdown_asap = 1;
-    }
+    signal_shutdown();
     if (srv.shutdown_asap) ev_stop(el);
 }
 
@@ -213,6 +223,11 @@ int main(int argc, char **argv) {
     db_init_all(srv.cfg.databases);
     registry_init();
     latency_clock_init();
+    if (chdir(srv.cfg.dir) != 0) {
+        server_log(LOG_WARNING_, "Can't chdir to '%s': %s", srv.cfg.dir, strerror(errno));
+        return 1;
+    }
+    if (persist_load_at_startup() != 0) return 1;
     config_port_changed = net_rebind;
     if (net_listen_all() == -1) {
         server_log(LOG_WARNING_, "Failed listening on port %d (tcp), aborting.", srv.cfg.port);

@@ -1,0 +1,32 @@
+/* persist.h - when the keyspace is saved and loaded: SAVE, BGSAVE (a forked
+ * child writes the snapshot while the parent serves), LASTSAVE, `save`
+ * points checked from the cron, the load at start-up and the save at
+ * shutdown, and INFO persistence. The file format is rdb.c's. */
+#ifndef FERRY_PERSIST_H
+#define FERRY_PERSIST_H
+
+#include "command.h"
+
+struct sbuf;
+
+extern const command_group persist_group;
+
+/* Start-up: load dir/dbfilename if it exists. 0 on success (or no file);
+ * -1 after logging why (the caller exits: a corrupt file is never half
+ * loaded in silence, and it is left as it is). */
+int persist_load_at_startup(void);
+/* Cron: reap a finished background save, start one when a save point is
+ * due or one was scheduled. */
+void persist_cron(void);
+/* Shutdown: save if `save` is forced or save points are configured (and
+ * not nosave). 0 if the server may exit, -1 if the save failed (logged). */
+int persist_shutdown_save(int force_save, int nosave);
+/* A background save failed and stop-writes-on-bgsave-error is yes: write
+ * commands are refused with -MISCONF. */
+int persist_writes_refused(void);
+/* The body of INFO persistence. */
+void persist_info(struct sbuf *b);
+/* DEBUG RELOAD: save, flush, load back. 0 or -1 with err. */
+int persist_debug_reload(char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,46 @@
+/* rdb.h - snapshots of the whole keyspace in Redis's RDB file format
+ * (version 10, as Redis 7.0 writes it; versions 1 to 11 are read).
+ *
+ * A save writes the file under a temporary name in `dir`, fsyncs it and
+ * renames it over `dbfilename`, so a crash at any point leaves either the
+ * old file or the new one, never a torn one. A load reads a whole file and
+ * checks it (structure, checksum) before it is accepted; an error names the
+ * offset where reading failed and leaves the file untouched.
+ */
+#ifndef FERRY_RDB_H
+#define FERRY_RDB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define RDB_VERSION 10              /* what ferry writes (Redis 7.0) */
+#define RDB_VERSION_MAX 11          /* newest ferry reads (Redis 7.2) */
+
+typedef struct rdb_options {
+    int compress;                   /* rdbcompression */
+    int checksum;                   /* rdbchecksum */
+} rdb_options;
+
+/* The options in force (rdbcompression, rdbchecksum). */
+rdb_options rdb_current_options(void);
+
+/* The whole keyspace into the file `path` (through a temporary file in the
+ * same directory, fsync and rename). 0 on success, -1 with a message in err. */
+int rdb_save_file(const char *path, const rdb_options *opt, char *err, size_t errlen);
+
+typedef struct rdb_load_stats {
+    uint64_t keys_loaded;
+    uint64_t keys_expired;          /* already expired in the file: not loaded */
+    uint64_t empty_keys_skipped;
+} rdb_load_stats;
+
+/* Load an RDB image (a whole file in memory) into the keyspace, which
+ * should be empty. 0 on success; -1 with err ("... at offset N") on a
+ * corrupt or unsupported file, the keys read before the error having been
+ * inserted (a failed start-up load is fatal; DEBUG RELOAD flushes). */
+int rdb_load_image(const unsigned char *buf, size_t len, rdb_load_stats *st, char *err, size_t errlen);
+/* rdb_load_image of the file at path; 1 if the file does not exist (not
+ * an error: nothing to load). */
+int rdb_load_file(const char *path, rdb_load_stats *st, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,295 @@
+/* cmd_persist.c - snapshots: SAVE, BGSAVE, LASTSAVE, save points, the load
+ * at start-up and the save at shutdown (see persist.h).
+ *
+ * Background saves fork, as Redis does: the child writes the snapshot from
+ * its copy-on-write image of the keyspace and exits; the parent keeps
+ * serving and reaps the child from the cron. The parent's only pause is
+ * the fork itself (copying the page tables). The state of saves lives in
+ * one struct, `ps`, read by INFO persistence.
+ */
+#include "persist.h"
+#include "config.h"
+#include "db.h"
+#include "rdb.h"
+#include "reply.h"
+#include "sbuf.h"
+#include "server.h"
+#include "util.h"
+#include "zmalloc.h"
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define SAVE_RETRY_SECS 5   /* after a failed background save, wait before the next try */
+#define MAX_SAVE_POINTS 32
+
+static struct persist_state {
+    pid_t child;                /* background save in progress, 0 if none */
+    int64_t child_start_ms;
+    long long dirty_at_start;   /* srv.dirty when the child forked */
+    int last_bgsave_ok;
+    long long last_bgsave_secs; /* duration of the last background save, -1 if none */
+    int64_t last_try_ms;        /* start of the last background save attempt */
+    long long saves;            /* successful saves (rdb_saves) */
+    int scheduled;              /* BGSAVE SCHEDULE / inside EXEC: start from the cron */
+    rdb_load_stats last_load;
+} ps = {.last_bgsave_ok = 1, .last_bgsave_secs = -1};
+
+/* ---- configuration ----------------------------------------------------------- */
+
+static void rdb_path(char *buf, size_t cap) {
+    char *name = config_get_by_name(&srv.cfg, "dbfilename");
+    snprintf(buf, cap, "%s", name && name[0] ? name : "dump.rdb");
+    zfree(name);
+}
+
+typedef struct save_point {
+    long long seconds, changes;
+} save_point;
+
+/* The `save` points in force; returns how many. */
+static int save_points(save_point *pt, int cap) {
+    char *v = config_get_by_name(&srv.cfg, "save");
+    int n = 0;
+    const char *p = v ? v : "";
+    long long a, b;
+    int used;
+    while (n < cap && sscanf(p, "%lld %lld%n", &a, &b, &used) == 2) {
+        pt[n++] = (save_point){a, b};
+        p += used;
+    }
+    zfree(v);
+    return n;
+}
+
+static int config_yes(const char *name) {
+    char *v = config_get_by_name(&srv.cfg, name);
+    int yes = v && strcmp(v, "yes") == 0;
+    zfree(v);
+    return yes;
+}
+
+/* ---- saving -------------------------------------------------------------------- */
+
+static void set_bgsave_ok(int ok) {
+    ps.last_bgsave_ok = ok;
+    srv.rdb_bgsave_failed = !ok;
+}
+
+static void saved(void) {
+    set_bgsave_ok(1);
+    srv.dirty = 0;
+    srv.lastsave = srv.now_ms / 1000;
+    ps.saves++;
+}
+
+static int save_now(void) {
+    char path[4096], err[512];
+    rdb_path(path, sizeof path);
+    rdb_options opt = rdb_current_options();
+    if (rdb_save_file(path, &opt, err, sizeof err) != 0) {
+        server_log(LOG_WARNING_, "%s", err);
+        return -1;
+    }
+    server_log(LOG_NOTICE_, "DB saved on disk");
+    saved();
+    return 0;
+}
+
+/* The child: write the file and leave without running any exit handler of
+ * the parent's (no flush of its stdio, no keyspace teardown). */
+static void child_save(void) {
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGINT, SIG_DFL);
+    char path[4096], err[512];
+    rdb_path(path, sizeof path);
+    rdb_options opt = rdb_current_options();
+    int rc = rdb_save_file(path, &opt, err, sizeof err);
+    if (rc) server_log(LOG_WARNING_, "%s", err);
+    else server_log(LOG_NOTICE_, "DB saved on disk");
+    _exit(rc ? 1 : 0);
+}
+
+static int bgsave_start(void) {
+    ps.last_try_ms = srv.now_ms;
+    pid_t pid = fork();
+    if (pid < 0) {
+        set_bgsave_ok(0);
+        server_log(LOG_WARNING_, "Can't save in background: fork: %s", strerror(errno));
+        return -1;
+    }
+    if (pid == 0) child_save();
+    server_log(LOG_NOTICE_, "Background saving started by pid %d", (int)pid);
+    ps.child = pid;
+    ps.child_start_ms = srv.now_ms;
+    ps.dirty_at_start = srv.dirty;
+    ps.scheduled = 0;
+    return 0;
+}
+
+static void bgsave_done(int status) {
+    int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    ps.last_bgsave_secs = (srv.now_ms - ps.child_start_ms) / 1000;
+    set_bgsave_ok(ok);
+    if (ok) {
+        server_log(LOG_NOTICE_, "Background saving terminated with success");
+        srv.dirty -= ps.dirty_at_start;
+        srv.lastsave = srv.now_ms / 1000;
+        ps.saves++;
+    } else if (WIFSIGNALED(status)) {
+        server_log(LOG_WARNING_, "Background saving terminated by signal %d", WTERMSIG(status));
+    } else {
+        server_log(LOG_WARNING_, "Background saving error");
+    }
+    ps.child = 0;
+}
+
+static void reap_child(void) {
+    int status;
+    if (!ps.child) return;
+    pid_t r = waitpid(ps.child, &status, WNOHANG);
+    if (r == ps.child) bgsave_done(status);
+}
+
+static int save_point_due(void) {
+    save_point pt[MAX_SAVE_POINTS];
+    int n = save_points(pt, MAX_SAVE_POINTS);
+    int64_t now = srv.now_ms / 1000;
+    if (!ps.last_bgsave_ok && srv.now_ms - ps.last_try_ms < SAVE_RETRY_SECS * 1000) return 0;
+    for (int i = 0; i < n; i++) {
+        if (srv.dirty >= pt[i].changes && now - srv.lastsave > pt[i].seconds) {
+            server_log(LOG_NOTICE_, "%lld changes in %lld seconds. Saving...", pt[i].changes, pt[i].seconds);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void persist_cron(void) {
+    reap_child();
+    if (ps.child) return;
+    if (ps.scheduled || save_point_due()) bgsave_start();
+}
+
+int persist_writes_refused(void) {
+    save_point pt[1];
+    return srv.rdb_bgsave_failed && config_yes("stop-writes-on-bgsave-error") && save_points(pt, 1) > 0;
+}
+
+static void kill_child(void) {
+    if (!ps.child) return;
+    kill(ps.child, SIGUSR1);
+    waitpid(ps.child, NULL, 0);
+    char tmp[64];
+    snprintf(tmp, sizeof tmp, "temp-%d.rdb", (int)ps.child);
+    unlink(tmp);
+    ps.child = 0;
+}
+
+int persist_shutdown_save(int force_save, int nosave) {
+    save_point pt[1];
+    kill_child();
+    if (nosave || (!force_save && save_points(pt, 1) == 0)) return 0;
+    server_log(LOG_NOTICE_, "Saving the final RDB snapshot before exiting.");
+    if (save_now() == 0) return 0;
+    server_log(LOG_WARNING_, "Error trying to save the DB, can't exit.");
+    return -1;
+}
+
+/* ---- loading ------------------------------------------------------------------- */
+
+int persist_load_at_startup(void) {
+    char path[4096], err[1024];
+    rdb_path(path, sizeof path);
+    int64_t t0 = ev_mono_us();
+    int rc = rdb_load_file(path, &ps.last_load, err, sizeof err);
+    if (rc == 1) return 0;
+    if (rc < 0) {
+        server_log(LOG_WARNING_, "Fatal error loading the DB: %s. Exiting.", err);
+        return -1;
+    }
+    server_log(LOG_NOTICE_, "DB loaded from disk: %.3f seconds", (double)(ev_mono_us() - t0) / 1e6);
+    server_log(LOG_NOTICE_, "Done loading RDB, keys loaded: %llu, keys expired: %llu.",
+               (unsigned long long)ps.last_load.keys_loaded, (unsigned long long)ps.last_load.keys_expired);
+    return 0;
+}
+
+int persist_debug_reload(char *err, size_t errlen) {
+    if (save_now() != 0) {
+        snprintf(err, errlen, "Error trying to save the DB");
+        return -1;
+    }
+    for (int i = 0; i < db_count(); i++) db_flush(db_get(i));
+    char path[4096], why[1024];
+    rdb_path(path, sizeof path);
+    if (rdb_load_file(path, &ps.last_load, why, sizeof why) != 0) {
+        snprintf(err, errlen, "Error trying to load the RDB dump: %s", why);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- INFO --------------------------------------------------------------------------- */
+
+void persist_info(sbuf *b) {
+    long long cur = ps.child ? (srv.now_ms - ps.child_start_ms) / 1000 : -1;
+    sb_addf(b,
+            "loading:0\r\nasync_loading:0\r\ncurrent_cow_peak:0\r\ncurrent_cow_size:0\r\n"
+            "current_cow_size_age:0\r\ncurrent_fork_perc:0.00\r\ncurrent_save_keys_processed:0\r\n"
+            "current_save_keys_total:0\r\nrdb_changes_since_last_save:%lld\r\nrdb_bgsave_in_progress:%d\r\n"
+            "rdb_last_save_time:%lld\r\nrdb_last_bgsave_status:%s\r\nrdb_last_bgsave_time_sec:%lld\r\n"
+            "rdb_current_bgsave_time_sec:%lld\r\nrdb_saves:%lld\r\nrdb_last_cow_size:0\r\n"
+            "rdb_last_load_keys_expired:%llu\r\nrdb_last_load_keys_loaded:%llu\r\n",
+            srv.dirty, ps.child != 0, (long long)srv.lastsave, ps.last_bgsave_ok ? "ok" : "err",
+            ps.last_bgsave_secs, cur, ps.saves, (unsigned long long)ps.last_load.keys_expired,
+            (unsigned long long)ps.last_load.keys_loaded);
+}
+
+/* ---- commands ------------------------------------------------------------------------- */
+
+static void cmd_save(client *c) {
+    if (ps.child) {
+        reply_error(c, "ERR Background save already in progress");
+        return;
+    }
+    if (save_now() == 0) reply_ok(c);
+    else reply_error(c, "ERR");
+}
+
+static void cmd_bgsave(client *c) {
+    int schedule = c->argc == 2 && span_eq_nocase(c->argv[1], "schedule");
+    if (c->argc > 2 || (c->argc == 2 && !schedule)) {
+        reply_err_syntax(c);
+        return;
+    }
+    if (ps.child) {
+        reply_error(c, "ERR Background save already in progress");
+    } else if (c->flags & CF_EXECUTING_EXEC) {
+        ps.scheduled = 1;
+        reply_status(c, "Background saving scheduled");
+    } else if (bgsave_start() == 0) {
+        reply_status(c, "Background saving started");
+    } else {
+        reply_error(c, "ERR");
+    }
+}
+
+static void cmd_lastsave(client *c) { reply_int(c, (long long)srv.lastsave); }
+
+static command persist_commands[] = {
+    CMD("bgsave", cmd_bgsave, -1, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_NO_ASYNC_LOADING,
+        .acl = "admin slow dangerous", .summary = "Asynchronously save the dataset to disk", .since = "1.0.0",
+        .complexity = "O(1)"),
+    CMD("lastsave", cmd_lastsave, 1, .flags = CMD_LOADING | CMD_STALE | CMD_FAST, .acl = "admin fast dangerous",
+        .summary = "Get the UNIX time stamp of the last successful save to disk", .since = "1.0.0",
+        .complexity = "O(1)"),
+    CMD("save", cmd_save, 1, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_NO_MULTI | CMD_NO_ASYNC_LOADING,
+        .acl = "admin slow dangerous", .summary = "Synchronously save the dataset to disk", .since = "1.0.0",
+        .complexity = "O(N) where N is the total number of keys in all databases"),
+    {0},
+};
+const command_group persist_group = {"server", persist_commands};

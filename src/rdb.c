@@ -1,0 +1,385 @@
+/* rdb.c - RDB snapshot files (see rdb.h).
+ *
+ * Layout: "REDIS0010", AUX fields (redis-ver, redis-bits, ctime, used-mem,
+ * aof-base), then per non-empty database SELECTDB and RESIZEDB, then per key
+ * [EXPIRETIME_MS] [IDLE | FREQ] type key value, then EOF and the CRC-64 of
+ * everything before it (eight zero bytes when rdbchecksum is off).
+ *
+ * Saving streams: values are encoded into a buffer that is written out
+ * whenever it passes a megabyte, with the checksum carried across writes,
+ * so a save needs no second copy of the dataset. Loading maps the file and
+ * walks it with the bounds-checked reader (rdb_io.c).
+ */
+#include "rdb.h"
+#include "config.h"
+#include "crc64.h"
+#include "db.h"
+#include "evict.h"
+#include "rdb_io.h"
+#include "rdb_value.h"
+#include "server.h"
+#include "util.h"
+#include "zmalloc.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum {
+    OP_FUNCTION2 = 245, OP_FUNCTION = 246, OP_MODULE_AUX = 247, OP_IDLE = 248, OP_FREQ = 249, OP_AUX = 250,
+    OP_RESIZEDB = 251, OP_EXPIRETIME_MS = 252, OP_EXPIRETIME = 253, OP_SELECTDB = 254, OP_EOF = 255,
+};
+
+#define FLUSH_AT (1024 * 1024)
+
+static int flag_on(const char *name) {
+    char *v = config_get_by_name(&srv.cfg, name);
+    int on = v && strcmp(v, "yes") == 0;
+    zfree(v);
+    return on;
+}
+
+rdb_options rdb_current_options(void) {
+    rdb_options o = {flag_on("rdbcompression"), flag_on("rdbchecksum")};
+    return o;
+}
+
+/* ---- saving -------------------------------------------------------------- */
+
+typedef struct saver {
+    rdbw w;
+    int fd;
+    uint64_t crc;
+    int checksum;
+    int failed;                 /* errno of a failed write, 0 if none */
+} saver;
+
+static void flush_out(saver *s) {
+    if (s->checksum) s->crc = crc64(s->crc, s->w.buf, s->w.len);
+    size_t off = 0;
+    while (off < s->w.len && !s->failed) {
+        ssize_t n = write(s->fd, s->w.buf + off, s->w.len - off);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) s->failed = n < 0 ? errno : EIO;
+        else off += (size_t)n;
+    }
+    s->w.len = 0;
+}
+
+static void aux(rdbw *w, const char *k, const char *v) {
+    rdbw_u8(w, OP_AUX);
+    rdbw_string(w, k, strlen(k));
+    rdbw_string(w, v, strlen(v));
+}
+
+static void aux_ll(rdbw *w, const char *k, long long v) {
+    char buf[24];
+    snprintf(buf, sizeof buf, "%lld", v);
+    aux(w, k, buf);
+}
+
+static void save_header(rdbw *w) {
+    char magic[10];
+    snprintf(magic, sizeof magic, "REDIS%04d", RDB_VERSION);
+    rdbw_raw(w, magic, 9);
+    aux(w, "redis-ver", FERRY_VERSION);
+    aux_ll(w, "redis-bits", (long long)sizeof(void *) * 8);
+    aux_ll(w, "ctime", (long long)(srv.now_ms / 1000));
+    aux_ll(w, "used-mem", (long long)zmalloc_used());
+    aux_ll(w, "aof-base", 0);
+}
+
+/* The access stamp Redis saves with a key: IDLE seconds under an LRU
+ * policy, the FREQ counter under an LFU one, nothing otherwise. */
+static void save_stamp(rdbw *w, const dnode *n) {
+    int policy = srv.cfg.maxmemory_policy;
+    if (evict_policy_is_lfu(policy)) {
+        rdbw_u8(w, OP_FREQ);
+        rdbw_u8(w, evict_lfu_get(n));
+    } else if (evict_policy_is_lru_or_lfu(policy)) {
+        uint32_t now = srv.lruclock & 0xFFFFFF, then = n->lru;
+        rdbw_u8(w, OP_IDLE);
+        rdbw_len(w, now >= then ? now - then : now + 0x1000000u - then);
+    }
+}
+
+static void save_key(saver *s, const dnode *n) {
+    rdbw *w = &s->w;
+    int64_t exp = dn_expire(n);
+    if (exp >= 0) {
+        rdbw_u8(w, OP_EXPIRETIME_MS);
+        rdbw_u64_le(w, (uint64_t)exp);
+    }
+    save_stamp(w, n);
+    rdbw_u8(w, rdb_value_type(n));
+    rdbw_string(w, dn_key(n), dn_klen(n));
+    rdb_save_payload(w, n);
+    if (w->len >= FLUSH_AT) flush_out(s);
+}
+
+typedef struct db_walk {
+    saver *s;
+} db_walk;
+
+static void save_node_cb(void *ud, dnode *n) { save_key(((db_walk *)ud)->s, n); }
+
+static void save_db(saver *s, db *d) {
+    if (!dict_size(&d->keys)) return;
+    rdbw_u8(&s->w, OP_SELECTDB);
+    rdbw_len(&s->w, (uint64_t)d->id);
+    rdbw_u8(&s->w, OP_RESIZEDB);
+    rdbw_len(&s->w, dict_size(&d->keys));
+    rdbw_len(&s->w, d->expires);
+    db_walk wk = {s};
+    dict_foreach(&d->keys, save_node_cb, &wk);
+}
+
+static int write_all(saver *s) {
+    save_header(&s->w);
+    for (int i = 0; i < db_count(); i++) save_db(s, db_get(i));
+    rdbw_u8(&s->w, OP_EOF);
+    flush_out(s);
+    rdbw_u64_le(&s->w, s->crc); /* not part of its own checksum */
+    int checksum = s->checksum;
+    s->checksum = 0;
+    flush_out(s);
+    s->checksum = checksum;
+    return s->failed ? -1 : 0;
+}
+
+static void dir_of(const char *path, char *buf, size_t cap) {
+    const char *slash = strrchr(path, '/');
+    if (!slash) {
+        snprintf(buf, cap, ".");
+        return;
+    }
+    size_t n = (size_t)(slash - path);
+    snprintf(buf, cap, "%.*s", (int)(n ? n : 1), path);
+}
+
+/* fsync the directory so the rename itself is durable. */
+static void sync_dir(const char *path) {
+    char dir[4096];
+    dir_of(path, dir, sizeof dir);
+    int fd = open(dir, O_RDONLY);
+    if (fd < 0) return;
+    fsync(fd);
+    close(fd);
+}
+
+int rdb_save_file(const char *path, const rdb_options *opt, char *err, size_t errlen) {
+    char dir[4096], tmp[4200];
+    dir_of(path, dir, sizeof dir);
+    snprintf(tmp, sizeof tmp, "%s/temp-%d.rdb", dir, (int)getpid());
+    saver s = {.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644), .checksum = opt->checksum};
+    if (s.fd < 0) {
+        snprintf(err, errlen, "Failed opening the temp RDB file %s (in server root dir %s) for saving: %s", tmp, dir,
+                 strerror(errno));
+        return -1;
+    }
+    rdbw_init(&s.w, opt->compress);
+    int rc = write_all(&s);
+    rdbw_free(&s.w);
+    if (rc == 0 && fsync(s.fd) != 0) s.failed = errno, rc = -1;
+    close(s.fd);
+    if (rc == 0 && rename(tmp, path) != 0) s.failed = errno, rc = -1;
+    if (rc != 0) {
+        snprintf(err, errlen, "Write error saving DB on disk: %s", strerror(s.failed ? s.failed : EIO));
+        unlink(tmp);
+        return -1;
+    }
+    sync_dir(path);
+    return 0;
+}
+
+/* ---- loading ------------------------------------------------------------- */
+
+typedef struct loader {
+    rdbr r;
+    int version;
+    db *d;
+    int64_t expire_ms;          /* of the next key, -1 if none */
+    int freq, idle;             /* access stamp of the next key, -1 if none */
+    long long idle_secs;
+    rdb_load_stats *st;
+    char *err;
+    size_t errlen;
+} loader;
+
+static int fail(loader *l, const char *fmt, const char *arg) {
+    char msg[512];
+    snprintf(msg, sizeof msg, fmt, arg);
+    rdbr_fail(&l->r, "");
+    snprintf(l->err, l->errlen, "%s at offset %zu", msg, l->r.err_pos);
+    return -1;
+}
+
+static int check_header(loader *l) {
+    const unsigned char *p = rdbr_bytes(&l->r, 9);
+    if (!p || memcmp(p, "REDIS", 5) != 0) return fail(l, "%s", "Wrong signature trying to load DB from file");
+    int v = 0;
+    for (int i = 5; i < 9; i++) {
+        if (p[i] < '0' || p[i] > '9') return fail(l, "%s", "Wrong signature trying to load DB from file");
+        v = v * 10 + (p[i] - '0');
+    }
+    if (v < 1 || v > RDB_VERSION_MAX) return fail(l, "%s", "Can't handle RDB format version");
+    l->version = v;
+    return 0;
+}
+
+static void apply_stamp(loader *l, dnode *n) {
+    int policy = srv.cfg.maxmemory_policy;
+    if (l->freq >= 0 && evict_policy_is_lfu(policy)) dn_lfu_set(n, evict_lfu_minutes(), (unsigned)l->freq);
+    else if (l->idle >= 0 && evict_policy_is_lru_or_lfu(policy) && !evict_policy_is_lfu(policy))
+        n->lru = (uint32_t)((srv.lruclock - (uint64_t)l->idle_secs) & 0xFFFFFF);
+}
+
+static int value_is_empty(const rdb_value *v) {
+    return v->type != OBJ_STRING && !v->ptr;
+}
+
+static dnode *insert(loader *l, rdb_str *key, rdb_value *v) {
+    if (v->type == OBJ_STRING) {
+        dnode *n = db_set_string(l->d, key->p, key->len, v->str.p, v->str.len, l->expire_ms);
+        long long x;
+        n->enc = v->str.len <= 20 && str_to_ll(v->str.p, v->str.len, &x) ? ENC_INT
+                 : v->str.len <= 44                                      ? ENC_EMBSTR
+                                                                         : ENC_RAW;
+        rdb_value_free(v);
+        return n;
+    }
+    dnode *n = db_add_ptr(l->d, key->p, key->len, v->type, v->enc, v->ptr, l->expire_ms);
+    v->ptr = NULL;
+    return n;
+}
+
+/* One key: type byte t already read. */
+static int load_key(loader *l, unsigned t) {
+    rdb_str key;
+    if (!rdbr_string(&l->r, &key)) return fail(l, "%s", l->r.err);
+    if (!rdb_type_known(t)) {
+        char what[300];
+        snprintf(what, sizeof what, "key '%.*s' has type %s (RDB type %u), which ferry does not support",
+                 (int)(key.len > 200 ? 200 : key.len), key.p, rdb_type_name(t), t);
+        rdb_str_free(&key);
+        return fail(l, "%s", what);
+    }
+    rdb_value v;
+    if (!rdb_load_value(&l->r, t, &v)) {
+        rdb_value_free(&v);
+        rdb_str_free(&key);
+        return fail(l, "%s", l->r.err);
+    }
+    int rc = 0;
+    if (value_is_empty(&v)) {
+        l->st->empty_keys_skipped++;
+    } else if (l->expire_ms >= 0 && l->expire_ms < srv.now_ms) {
+        l->st->keys_expired++;
+    } else if (db_lookup(l->d, key.p, key.len)) {
+        rc = fail(l, "%s", "duplicate key in the RDB file");
+    } else {
+        apply_stamp(l, insert(l, &key, &v));
+        l->st->keys_loaded++;
+    }
+    rdb_value_free(&v);
+    rdb_str_free(&key);
+    l->expire_ms = -1;
+    l->freq = l->idle = -1;
+    return rc;
+}
+
+static int skip_aux(loader *l) {
+    rdb_str k, v;
+    if (!rdbr_string(&l->r, &k)) return fail(l, "%s", l->r.err);
+    int ok = rdbr_string(&l->r, &v);
+    rdb_str_free(&k);
+    if (!ok) return fail(l, "%s", l->r.err);
+    rdb_str_free(&v);
+    return 0;
+}
+
+static int select_db(loader *l) {
+    uint64_t id = rdbr_len(&l->r);
+    if (!rdbr_ok(&l->r)) return fail(l, "%s", l->r.err);
+    if (id >= (uint64_t)db_count()) {
+        char msg[64];
+        snprintf(msg, sizeof msg, "%d", db_count());
+        return fail(l, "Data file was created with a Redis server configured to handle more than %s databases",
+                    msg);
+    }
+    l->d = db_get((int)id);
+    return 0;
+}
+
+/* One opcode or key; 1 at EOF. */
+static int load_step(loader *l) {
+    unsigned op = rdbr_u8(&l->r);
+    if (!rdbr_ok(&l->r)) return fail(l, "%s", "unexpected end of file (no EOF marker)");
+    switch (op) {
+    case OP_EOF: return 1;
+    case OP_SELECTDB: return select_db(l);
+    case OP_RESIZEDB: rdbr_len(&l->r); rdbr_len(&l->r); return rdbr_ok(&l->r) ? 0 : fail(l, "%s", l->r.err);
+    case OP_AUX: return skip_aux(l);
+    case OP_EXPIRETIME_MS: l->expire_ms = (int64_t)rdbr_u64_le(&l->r); break;
+    case OP_EXPIRETIME: l->expire_ms = (int64_t)rdbr_u32_le(&l->r) * 1000; break;
+    case OP_FREQ: l->freq = (int)rdbr_u8(&l->r); break;
+    case OP_IDLE: l->idle_secs = (long long)rdbr_len(&l->r); l->idle = 1; break;
+    case OP_MODULE_AUX: return fail(l, "%s", "module data (ferry has no modules)");
+    case OP_FUNCTION: case OP_FUNCTION2: return fail(l, "%s", "Redis functions, which ferry does not support yet");
+    default: return load_key(l, op);
+    }
+    return rdbr_ok(&l->r) ? 0 : fail(l, "%s", l->r.err);
+}
+
+static int check_crc(loader *l, const unsigned char *buf) {
+    if (l->version < 5) return 0;
+    size_t end = l->r.pos;
+    uint64_t want = rdbr_u64_le(&l->r);
+    if (!rdbr_ok(&l->r)) return fail(l, "%s", "Short read or OOM loading DB: no checksum");
+    if (want == 0) return 0; /* saved with rdbchecksum no */
+    uint64_t got = crc64(0, buf, end);
+    if (got != want) return fail(l, "%s", "Wrong RDB checksum");
+    return 0;
+}
+
+int rdb_load_image(const unsigned char *buf, size_t len, rdb_load_stats *st, char *err, size_t errlen) {
+    loader l = {.d = db_get(0), .expire_ms = -1, .freq = -1, .idle = -1, .st = st, .err = err, .errlen = errlen};
+    memset(st, 0, sizeof *st);
+    rdbr_init(&l.r, buf, len);
+    if (check_header(&l)) return -1;
+    int rc;
+    while ((rc = load_step(&l)) == 0) {}
+    if (rc < 0) return -1;
+    return check_crc(&l, buf);
+}
+
+int rdb_load_file(const char *path, rdb_load_stats *st, char *err, size_t errlen) {
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        if (errno == ENOENT) return 1;
+        snprintf(err, errlen, "Can't open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat sb;
+    if (fstat(fd, &sb) != 0) {
+        close(fd);
+        snprintf(err, errlen, "Can't stat %s: %s", path, strerror(errno));
+        return -1;
+    }
+    static const unsigned char empty[1];
+    void *map = sb.st_size ? mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0) : (void *)empty;
+    close(fd);
+    if (map == MAP_FAILED) {
+        snprintf(err, errlen, "Can't map %s: %s", path, strerror(errno));
+        return -1;
+    }
+    char why[512];
+    int rc = rdb_load_image(map, (size_t)sb.st_size, st, why, sizeof why);
+    if (sb.st_size) munmap(map, (size_t)sb.st_size);
+    if (rc) snprintf(err, errlen, "%s: %s", path, why);
+    return rc;
+}
