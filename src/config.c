@@ -647,7 +647,7 @@ int config_parse(const ferry_config *cur, int i, const char *val, char **canon, 
             return -1;
         }
         if (!strcmp(d->name, "appendonly") && !strcasecmp(val, "yes")) {
-            snprintf(err, errlen, "appendonly yes is not supported: ferry has no persistence yet");
+            snprintf(err, errlen, "appendonly yes is not supported: ferry has no append-only file yet");
             return -1;
         }
         *canon = zstrdup(strcasecmp(val, "yes") ? "no" : "yes");

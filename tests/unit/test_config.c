@@ -641,7 +641,7 @@ Test(config_cmd, set_errors_like_redis) {
     cr_assert_str_eq(run("config", "set", "hz", "abc", "databases", "5", NULL), SETERR("databases", "can't set immutable config"));
     cr_assert_str_eq(run("config", "set", "slave-priority", "x", NULL), SETERR("slave-priority", "argument couldn't be parsed into an integer"));
     cr_assert_str_eq(run("config", "set", "appendonly", "yes", NULL),
-                     SETERR("appendonly", "appendonly yes is not supported: ferry has no persistence yet"));
+                     SETERR("appendonly", "appendonly yes is not supported: ferry has no append-only file yet"));
     cr_assert_str_eq(run("config", "set", NULL), "-ERR wrong number of arguments for 'config|set' command\r\n");
     cr_assert_str_eq(run("config", "get", NULL), "-ERR wrong number of arguments for 'config|get' command\r\n");
     cr_assert_str_eq(run("config", "help", "x", NULL), "-ERR wrong number of arguments for 'config|help' command\r\n");
