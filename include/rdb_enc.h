@@ -28,13 +28,13 @@ typedef struct renc_elem {
 /* ---- listpack (Redis 5+ format) ---------------------------------------
  * Header: total bytes (uint32 LE), element count (uint16 LE, 65535 =
  * unknown), entries, terminator 0xFF. The builder encodes an element as an
- * integer exactly when Redis's lpAppend would (a string that is the
- * canonical decimal form of an int64, at most 20 bytes... as Redis decides),
- * choosing the smallest of Redis's integer and string entry encodings. */
+ * integer exactly when Redis's lpAppend would (see rlp_append), choosing
+ * the smallest of Redis's integer and string entry encodings, so the same
+ * elements give the bytes redis-server 7.0 writes. */
 typedef struct rlp_builder {
-    unsigned char *buf;   /* zmalloc'd; header written by rlp_finish */
-    size_t len, cap;
-    uint32_t count;
+    unsigned char *buf;   /* zmalloc'd (NULL until the first append); header written by rlp_finish */
+    size_t len, cap;      /* bytes used, the 6 header bytes included; allocated */
+    uint32_t count;       /* elements appended */
 } rlp_builder;
 void rlp_init(rlp_builder *b);
 /* Appends a byte string; stored as an integer when it is the canonical
@@ -56,14 +56,14 @@ unsigned char *rlp_finish(rlp_builder *b, size_t *len);
 /* Frees an unfinished builder's buffer; the builder is then empty again. */
 void rlp_discard(rlp_builder *b);
 
-/* The text Redis 7.0 stores for a sorted-set score in a listpack (and, as
- * d2string, in a ziplist before it): "nan", "inf", "-inf"; a double that
- * holds an integer within +-2^62 as that integer (so -0.0 gives "0"); any
- * other as printf "%.17g" (3.14159 -> "3.1415899999999999", 1e300 ->
- * "1.0000000000000001e+300", 1e19 -> "1e+19"). Checked against the DUMP
- * output of redis-server 7.0.15. Writes the text and a NUL to buf and
- * returns its length, or 0 if cap is too small (RENC_DOUBLE_TEXT_MAX
- * always suffices). */
+/* The text Redis 7.0 stores for a sorted-set score in a listpack (Redis
+ * 6.2's ziplists differ for -0.0 and some integers beyond 2^52): "nan",
+ * "inf", "-inf"; a double that holds an integer within +-2^62 as that
+ * integer (so -0.0 gives "0"); any other as printf "%.17g" (3.14159 ->
+ * "3.1415899999999999", 1e300 -> "1.0000000000000001e+300", 1e19 ->
+ * "1e+19"). Checked against the DUMP output of redis-server 7.0.15. Writes
+ * the text and a NUL to buf and returns its length, or 0 if cap is too
+ * small (RENC_DOUBLE_TEXT_MAX always suffices). */
 #define RENC_DOUBLE_TEXT_MAX 32
 size_t renc_double_text(double d, char *buf, size_t cap);
 
@@ -114,8 +114,8 @@ typedef struct rzm_iter {
 } rzm_iter;
 int rzm_iter_init(rzm_iter *it, const unsigned char *zm, size_t len);
 int rzm_next(rzm_iter *it, renc_elem *field, renc_elem *value);
-/* Walks the whole zipmap and also checks zmlen (below 254 it is the pair
- * count): the number of pairs, or -1. Lengths are 1 byte below 254, else
+/* Walks the whole zipmap and also checks zmlen (254 = unknown, any other
+ * value must be the pair count): the number of pairs, or -1. Lengths are 1 byte below 254, else
  * 0xFE and a uint32 LE (accepted for any value); a 0xFF terminator before
  * the last byte is malformed. Empty zipmaps (and listpacks, ziplists,
  * intsets) are well formed here: an RDB loader rejects empty keys itself. */

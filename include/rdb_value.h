@@ -23,7 +23,7 @@ enum {
     RDB_TYPE_LIST_ZIPLIST = 10, RDB_TYPE_SET_INTSET = 11, RDB_TYPE_ZSET_ZIPLIST = 12,
     RDB_TYPE_HASH_ZIPLIST = 13, RDB_TYPE_LIST_QUICKLIST = 14, RDB_TYPE_STREAM_LISTPACKS = 15,
     RDB_TYPE_HASH_LISTPACK = 16, RDB_TYPE_ZSET_LISTPACK = 17, RDB_TYPE_LIST_QUICKLIST_2 = 18,
-    RDB_TYPE_STREAM_LISTPACKS_2 = 19, RDB_TYPE_STREAM_LISTPACKS_3 = 21,
+    RDB_TYPE_STREAM_LISTPACKS_2 = 19, RDB_TYPE_SET_LISTPACK = 20, RDB_TYPE_STREAM_LISTPACKS_3 = 21,
 };
 
 /* A value read from RDB: its keyspace type and either the string bytes or
@@ -46,6 +46,9 @@ const char *rdb_type_name(unsigned t);
 /* Read the payload of a value of RDB type t. 1 on success (the caller owns
  * v: insert it or rdb_value_free it); 0 with r's error set. */
 int rdb_load_value(rdbr *r, unsigned t, rdb_value *v);
+/* A collection with no elements (Redis skips such keys when loading and
+ * refuses them in RESTORE). */
+int rdb_value_empty(const rdb_value *v);
 void rdb_value_free(rdb_value *v);
 
 #endif

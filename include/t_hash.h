@@ -45,6 +45,10 @@ int hash_get(hashobj *h, const char *f, size_t flen, hstr *v);
  * to a hash table first if field or value is too long for a listpack, and
  * after inserting if the listpack has too many fields. */
 int hash_set(hashobj *h, const char *f, size_t flen, const char *v, size_t vlen);
+/* hash_set without the length check: a listpack stays one however long
+ * the strings (it still converts past hash-max-listpack-entries fields),
+ * as Redis keeps a listpack it loads from an RDB file. */
+int hash_set_keep_form(hashobj *h, const char *f, size_t flen, const char *v, size_t vlen);
 /* 1 if the field existed and was removed. */
 int hash_del(hashobj *h, const char *f, size_t flen);
 

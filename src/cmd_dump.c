@@ -146,7 +146,7 @@ static void cmd_restore(client *c) {
         reply_ok(c);
         return;
     }
-    if (v.type != OBJ_STRING && !v.ptr) { /* an empty collection */
+    if (rdb_value_empty(&v)) {
         rdb_value_free(&v);
         reply_error(c, "ERR Bad data format");
         return;

@@ -238,10 +238,6 @@ static void apply_stamp(loader *l, dnode *n) {
         n->lru = (uint32_t)((srv.lruclock - (uint64_t)l->idle_secs) & 0xFFFFFF);
 }
 
-static int value_is_empty(const rdb_value *v) {
-    return v->type != OBJ_STRING && !v->ptr;
-}
-
 static dnode *insert(loader *l, rdb_str *key, rdb_value *v) {
     if (v->type == OBJ_STRING) {
         dnode *n = db_set_string(l->d, key->p, key->len, v->str.p, v->str.len, l->expire_ms);
@@ -275,7 +271,7 @@ static int load_key(loader *l, unsigned t) {
         return fail(l, "%s", l->r.err);
     }
     int rc = 0;
-    if (value_is_empty(&v)) {
+    if (rdb_value_empty(&v)) {
         l->st->empty_keys_skipped++;
     } else if (l->expire_ms >= 0 && l->expire_ms < srv.now_ms) {
         l->st->keys_expired++;

@@ -202,7 +202,7 @@ static const char *elem_bytes(const renc_elem *e, char *buf, size_t *len) {
 typedef struct sink {
     int (*put)(struct sink *s, const char *p, size_t len); /* 0 = reject (duplicate ...) */
     void *obj;
-    int pairs;                  /* hashes and sorted sets: the first of a pair is held here */
+    int blob;                   /* from one listpack / ziplist: only the count decides the form, as Redis loads them */
     char *held;
     size_t held_len;
     const char *why;            /* the reason put rejected */
@@ -213,7 +213,9 @@ enum { ENC_LP, ENC_ZL };
 static int feed_encoded(rdbr *r, int kind, const unsigned char *p, size_t len, sink *s) {
     rlp_iter li;
     rzl_iter zi;
-    int st = kind == ENC_LP ? rlp_iter_init(&li, p, len) : rzl_iter_init(&zi, p, len);
+    /* the whole encoding first, header count included, as Redis's integrity check */
+    long long count = kind == ENC_LP ? rlp_validate(p, len) : rzl_validate(p, len);
+    int st = count < 0 ? -1 : kind == ENC_LP ? rlp_iter_init(&li, p, len) : rzl_iter_init(&zi, p, len);
     if (st < 0) return rdbr_fail(r, kind == ENC_LP ? "invalid listpack" : "invalid ziplist");
     renc_elem e;
     char buf[24];
@@ -280,6 +282,7 @@ static int set_put(sink *s, const char *p, size_t len) {
 static int hash_put2(sink *s, const char *v, size_t vlen) {
     s->why = "duplicate hash field";
     hashobj *h = s->obj;
+    if (s->blob) return hash_set_keep_form(h, s->held, s->held_len, v, vlen);
     hash_prepare_write(h, s->held_len > vlen ? s->held_len : vlen, s->held_len + vlen);
     return hash_set(h, s->held, s->held_len, v, vlen);
 }
@@ -301,7 +304,7 @@ static int zset_put_scored(sink *s, double score) {
     s->why = "duplicate sorted set member";
     if (zset_score(zs, s->held, s->held_len, &old)) return 0;
     if (zset_enc(zs) == ENC_LISTPACK && (zset_len(zs) + 1 > (unsigned long)srv.cfg.zset_max_listpack_entries ||
-                                         s->held_len > (size_t)srv.cfg.zset_max_listpack_value))
+                                         (!s->blob && s->held_len > (size_t)srv.cfg.zset_max_listpack_value)))
         zset_convert_to_skiplist(zs);
     zset_insert_new(zs, score, s->held, s->held_len);
     return 1;
@@ -366,7 +369,9 @@ static int load_intset(rdbr *r, sink *s) {
 static int load_set(rdbr *r, unsigned t, rdb_value *v) {
     sink s;
     sink_init(&s, set_put, NULL);
-    int ok = t == RDB_TYPE_SET ? feed_strings(r, rdbr_count(r, 1), &s) : load_intset(r, &s);
+    int ok = t == RDB_TYPE_SET           ? feed_strings(r, rdbr_count(r, 1), &s)
+             : t == RDB_TYPE_SET_LISTPACK ? feed_string_encoded(r, ENC_LP, &s)
+                                          : load_intset(r, &s);
     v->type = OBJ_SET;
     v->ptr = s.obj;
     v->enc = s.obj ? fset_encoding(s.obj) : ENC_INTSET;
@@ -378,8 +383,9 @@ static int load_zipmap(rdbr *r, sink *s) {
     if (!rdbr_string(r, &str)) return 0;
     rzm_iter it;
     renc_elem f, val;
-    int st = rzm_iter_init(&it, (const unsigned char *)str.p, str.len);
+    int st = rzm_iter_init(&it, (const unsigned char *)str.p, str.len), pairs = 0;
     while (st >= 0 && (st = rzm_next(&it, &f, &val)) == 1) {
+        pairs++;
         char b1[24], b2[24];
         size_t fl, vl;
         const char *fp = elem_bytes(&f, b1, &fl), *vp = elem_bytes(&val, b2, &vl);
@@ -388,7 +394,7 @@ static int load_zipmap(rdbr *r, sink *s) {
             break;
         }
     }
-    if (st < 0) rdbr_fail(r, "invalid zipmap");
+    if (st < 0 || (st == 0 && pairs == 0)) rdbr_fail(r, "invalid zipmap"); /* Redis refuses an empty one too */
     rdb_str_free(&str);
     return rdbr_ok(r);
 }
@@ -396,6 +402,7 @@ static int load_zipmap(rdbr *r, sink *s) {
 static int load_hash(rdbr *r, unsigned t, rdb_value *v) {
     sink s;
     sink_init(&s, hash_put, hash_new());
+    s.blob = t == RDB_TYPE_HASH_ZIPLIST || t == RDB_TYPE_HASH_LISTPACK;
     v->type = OBJ_HASH;
     v->ptr = s.obj;
     int ok;
@@ -434,6 +441,7 @@ static int load_zset(rdbr *r, unsigned t, rdb_value *v) {
     /* a listpack until the set outgrows the thresholds (zset_put_scored),
      * the form ZADD would have given it */
     sink_init(&s, zset_put, zset_new(1, 1));
+    s.blob = t == RDB_TYPE_ZSET_ZIPLIST || t == RDB_TYPE_ZSET_LISTPACK;
     v->type = OBJ_ZSET;
     v->ptr = s.obj;
     int ok;
@@ -447,7 +455,7 @@ static int load_zset(rdbr *r, unsigned t, rdb_value *v) {
 
 int rdb_type_known(unsigned t) {
     return t <= RDB_TYPE_ZSET_2 || (t >= RDB_TYPE_HASH_ZIPMAP && t <= RDB_TYPE_LIST_QUICKLIST) ||
-           (t >= RDB_TYPE_HASH_LISTPACK && t <= RDB_TYPE_LIST_QUICKLIST_2);
+           (t >= RDB_TYPE_HASH_LISTPACK && t <= RDB_TYPE_LIST_QUICKLIST_2) || t == RDB_TYPE_SET_LISTPACK;
 }
 
 const char *rdb_type_name(unsigned t) {
@@ -467,12 +475,22 @@ int rdb_load_value(rdbr *r, unsigned t, rdb_value *v) {
         return rdbr_string(r, &v->str);
     case RDB_TYPE_LIST: case RDB_TYPE_LIST_ZIPLIST: case RDB_TYPE_LIST_QUICKLIST: case RDB_TYPE_LIST_QUICKLIST_2:
         return load_list(r, t, v);
-    case RDB_TYPE_SET: case RDB_TYPE_SET_INTSET: return load_set(r, t, v);
+    case RDB_TYPE_SET: case RDB_TYPE_SET_INTSET: case RDB_TYPE_SET_LISTPACK: return load_set(r, t, v);
     case RDB_TYPE_HASH: case RDB_TYPE_HASH_ZIPMAP: case RDB_TYPE_HASH_ZIPLIST: case RDB_TYPE_HASH_LISTPACK:
         return load_hash(r, t, v);
     case RDB_TYPE_ZSET: case RDB_TYPE_ZSET_2: case RDB_TYPE_ZSET_ZIPLIST: case RDB_TYPE_ZSET_LISTPACK:
         return load_zset(r, t, v);
     default: return rdbr_fail(r, "value type ferry does not have");
+    }
+}
+
+int rdb_value_empty(const rdb_value *v) {
+    switch (v->type) {
+    case OBJ_LIST: return !v->ptr || tl_len(v->ptr) == 0;
+    case OBJ_SET: return !v->ptr || fset_size(v->ptr) == 0;
+    case OBJ_HASH: return !v->ptr || hash_len(v->ptr) == 0;
+    case OBJ_ZSET: return !v->ptr || zset_len(v->ptr) == 0;
+    default: return 0;
     }
 }
 

@@ -191,6 +191,11 @@ int hash_set(hashobj *h, const char *f, size_t flen, const char *v, size_t vlen)
     return ht_set(h->u.ht, f, flen, v, vlen);
 }
 
+int hash_set_keep_form(hashobj *h, const char *f, size_t flen, const char *v, size_t vlen) {
+    if (h->enc == ENC_LISTPACK) return lp_set(h, f, flen, v, vlen);
+    return ht_set(h->u.ht, f, flen, v, vlen);
+}
+
 int hash_del(hashobj *h, const char *f, size_t flen) {
     if (h->enc == ENC_LISTPACK) {
         size_t off = lp_field(h->u.lp, f, flen);
