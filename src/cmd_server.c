@@ -30,6 +30,7 @@
 #include "util.h"
 #include "zmalloc.h"
 
+#include "digest.h"
 #include "info.h"
 #include "persist.h"
 
@@ -264,6 +265,10 @@ static const char *const debug_help_lines[] = {
     "    Setting it to 0 disables expiring keys in background when they are not",
     "    accessed (otherwise the Redis behavior). Setting it to 1 reenables back the",
     "    default.",
+    "DIGEST",
+    "    Output a hex signature representing the current DB content.",
+    "DIGEST-VALUE <key> [<key> ...]",
+    "    Output a hex signature of the values of all the specified keys.",
     "RELOAD",
     "    Save the RDB on disk and reload it back to memory.",
     "SLEEP <seconds>",
@@ -272,6 +277,29 @@ static const char *const debug_help_lines[] = {
     "    Prints this help.",
     NULL,
 };
+
+/* DEBUG DIGEST: one fingerprint of the whole dataset (all zeros if empty). */
+static void debug_digest(client *c) {
+    unsigned char d[DIGEST_LEN];
+    char hex[2 * DIGEST_LEN + 1];
+    digest_dataset(d);
+    digest_hex(d, hex);
+    reply_status(c, hex);
+}
+
+/* DEBUG DIGEST-VALUE key ...: the fingerprint of each value (zeros for a
+ * missing key). */
+static void debug_digest_value(client *c) {
+    reply_array(c, c->argc - 2);
+    for (int j = 2; j < c->argc; j++) {
+        unsigned char d[DIGEST_LEN] = {0};
+        char hex[2 * DIGEST_LEN + 1];
+        dnode *n = db_lookup(c->db, c->argv[j].p, c->argv[j].len);
+        if (n) digest_value(n, d);
+        digest_hex(d, hex);
+        reply_status(c, hex);
+    }
+}
 
 /* DEBUG RELOAD: save the dataset, empty it and load the file back. */
 static void debug_reload(client *c) {
@@ -298,6 +326,8 @@ static void cmd_debug(client *c) {
     else if (c->argc == 3 && span_eq_nocase(sub, "object")) debug_object(c);
     else if (c->argc == 3 && span_eq_nocase(sub, "error")) debug_error(c);
     else if (c->argc == 2 && span_eq_nocase(sub, "reload")) debug_reload(c);
+    else if (c->argc == 2 && span_eq_nocase(sub, "digest")) debug_digest(c);
+    else if (c->argc >= 2 && span_eq_nocase(sub, "digest-value")) debug_digest_value(c);
     else if (c->argc == 2 && span_eq_nocase(sub, "change-repl-id")) {
         info_change_replid();
         reply_ok(c);

@@ -249,10 +249,37 @@ def test_debug_reload_keeps_the_dataset(tmpdirs, kind):
     s = start(kind, tmpdirs(), "--enable-debug-command", "yes")
     try:
         r = client(s)
+        assert r.execute_command("DEBUG", "DIGEST") == b"0" * 40
         fill(r, seed=8, nkeys=100, dbs=(0, 2))
-        before = snapshot(r)
+        before, digest = snapshot(r), r.execute_command("DEBUG", "DIGEST")
+        assert digest != b"0" * 40
         assert r.execute_command("DEBUG", "RELOAD")
         assert not same_data(snapshot(r), before)
+        assert r.execute_command("DEBUG", "DIGEST") == digest
+        r.set("extra", "1")
+        assert r.execute_command("DEBUG", "DIGEST") != digest
+    finally:
+        s.cleanup()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_digest_value_ignores_the_encoding(tmpdirs, kind):
+    """The same contents in different encodings (a hash built small then
+    converted, one built large and trimmed) digest alike; other contents
+    do not; a missing key digests to zeros."""
+    s = start(kind, tmpdirs(), "--enable-debug-command", "yes")
+    try:
+        r = client(s)
+        r.hset("small", mapping={"a": "1", "b": "2"})
+        r.hset("big", mapping={"a": "1", "b": "2", "c": "x" * 100})
+        r.hdel("big", "c")
+        assert r.object("encoding", "small") != r.object("encoding", "big")
+        r.sadd("s1", 1, 2, 3)
+        r.sadd("s2", 3, 2, 1, "x")
+        r.srem("s2", "x")
+        d = r.execute_command("DEBUG", "DIGEST-VALUE", "small", "big", "s1", "s2", "missing")
+        assert d[0] == d[1] and d[2] == d[3] and d[0] != d[2]
+        assert d[4] == b"0" * 40
     finally:
         s.cleanup()
 
