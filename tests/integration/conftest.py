@@ -338,3 +338,24 @@ def pair():
     cases (each case starts with FLUSHALL; see diffkit.run_steps)."""
     with server_pair() as p:
         yield p
+
+
+@pytest.fixture
+def tmpdirs():
+    """tmpdirs() -> a new temporary directory, removed at teardown (servers'
+    --dir for persistence tests)."""
+    made = []
+
+    def make():
+        d = tempfile.mkdtemp(prefix="ferry-it-dir-")
+        made.append(d)
+        return d
+
+    yield make
+    for d in made:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def start_in(kind: str, dirpath: str, *extra_args) -> ServerProcess:
+    """A server whose snapshot file is dirpath/dump.rdb."""
+    return start_server(kind, "--dir", dirpath, "--dbfilename", "dump.rdb", *extra_args)

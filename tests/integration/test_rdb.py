@@ -18,30 +18,12 @@ import time
 import pytest
 import redis as redispy
 
-from conftest import start_server
+from conftest import start_in as start, start_server
 
 KINDS = ["ferry", "redis"]
 
 
 # ------------------------------------------------------------------ helpers
-@pytest.fixture
-def tmpdirs():
-    made = []
-
-    def make():
-        d = tempfile.mkdtemp(prefix="ferry-rdb-")
-        made.append(d)
-        return d
-
-    yield make
-    for d in made:
-        shutil.rmtree(d, ignore_errors=True)
-
-
-def start(kind, dirpath, *extra):
-    return start_server(kind, "--dir", dirpath, "--dbfilename", "dump.rdb", *extra)
-
-
 def client(server):
     return redispy.Redis(port=server.port, socket_timeout=30)
 

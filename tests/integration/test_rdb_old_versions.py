@@ -34,7 +34,7 @@ import time
 import pytest
 import redis as redispy
 
-from conftest import start_server
+from conftest import start_in as start, start_server
 from rdb_fixture import RdbWriter, T, as_bytes, crc64, encode_value, intset, rdb_string, ziplist, zipmap
 
 
@@ -61,24 +61,6 @@ DBS = (0, 7, 15)
 
 
 # ------------------------------------------------------------------ helpers
-@pytest.fixture
-def tmpdirs():
-    made = []
-
-    def make():
-        d = tempfile.mkdtemp(prefix="ferry-rdbold-")
-        made.append(d)
-        return d
-
-    yield make
-    for d in made:
-        shutil.rmtree(d, ignore_errors=True)
-
-
-def start(kind, dirpath, *extra):
-    return start_server(kind, "--dir", dirpath, "--dbfilename", "dump.rdb", *extra)
-
-
 def client(server):
     return redispy.Redis(port=server.port, socket_timeout=30)
 
