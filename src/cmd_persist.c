@@ -210,6 +210,7 @@ int persist_load_at_startup(void) {
     if (rc == 1) return 0;
     if (rc < 0) {
         server_log(LOG_WARNING_, "Fatal error loading the DB: %s. Exiting.", err);
+        for (int i = 0; i < db_count(); i++) db_flush(db_get(i)); /* what was read before the error */
         return -1;
     }
     server_log(LOG_NOTICE_, "DB loaded from disk: %.3f seconds", (double)(ev_mono_us() - t0) / 1e6);
