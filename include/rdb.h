@@ -19,6 +19,7 @@
 typedef struct rdb_options {
     int compress;                   /* rdbcompression */
     int checksum;                   /* rdbchecksum */
+    long long key_delay_us;         /* rdb-key-save-delay: sleep per key saved (tests make saves slow) */
 } rdb_options;
 
 /* The options in force (rdbcompression, rdbchecksum). */

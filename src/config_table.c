@@ -137,7 +137,7 @@ const cdef config_defs[] = {
     B("protected-mode", "yes", 0, F_PROTMODE),
     M("proto-max-bulk-len", "536870912", 1048576, LLONG_MAX, 0, F_PMBL),
     B("rdb-del-sync-files", "no", RD, NOF),
-    I("rdb-key-save-delay", "0", INT_MIN, INT_MAX, HID, NOF),
+    I("rdb-key-save-delay", "0", INT_MIN, INT_MAX, HID | RD, NOF),
     B("rdb-save-incremental-fsync", "yes", 0, NOF),
     B("rdbchecksum", "yes", IMM | RD, NOF),
     B("rdbcompression", "yes", RD, NOF),

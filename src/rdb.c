@@ -44,7 +44,10 @@ static int flag_on(const char *name) {
 }
 
 rdb_options rdb_current_options(void) {
-    rdb_options o = {flag_on("rdbcompression"), flag_on("rdbchecksum")};
+    rdb_options o = {flag_on("rdbcompression"), flag_on("rdbchecksum"), 0};
+    char *delay = config_get_by_name(&srv.cfg, "rdb-key-save-delay");
+    if (delay) o.key_delay_us = atoll(delay);
+    zfree(delay);
     return o;
 }
 
@@ -56,6 +59,7 @@ typedef struct saver {
     uint64_t crc;
     int checksum;
     int failed;                 /* errno of a failed write, 0 if none */
+    long long key_delay_us;
 } saver;
 
 static void flush_out(saver *s) {
@@ -119,6 +123,7 @@ static void save_key(saver *s, const dnode *n) {
     rdbw_string(w, dn_key(n), dn_klen(n));
     rdb_save_payload(w, n);
     if (w->len >= FLUSH_AT) flush_out(s);
+    if (s->key_delay_us > 0) usleep((useconds_t)s->key_delay_us);
 }
 
 typedef struct db_walk {
@@ -175,7 +180,8 @@ int rdb_save_file(const char *path, const rdb_options *opt, char *err, size_t er
     char dir[4096], tmp[4200];
     dir_of(path, dir, sizeof dir);
     snprintf(tmp, sizeof tmp, "%s/temp-%d.rdb", dir, (int)getpid());
-    saver s = {.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644), .checksum = opt->checksum};
+    saver s = {.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644), .checksum = opt->checksum,
+               .key_delay_us = opt->key_delay_us};
     if (s.fd < 0) {
         snprintf(err, errlen, "Failed opening the temp RDB file %s (in server root dir %s) for saving: %s", tmp, dir,
                  strerror(errno));

@@ -310,26 +310,32 @@ def test_misconf_after_a_failed_bgsave_until_a_save_succeeds(tmpdirs, kind):
         s.cleanup()
 
 
-def test_kill9_during_bgsave_leaves_the_previous_file(tmpdirs):
+@pytest.mark.parametrize("kind", KINDS)
+def test_kill9_during_bgsave_leaves_the_previous_file(tmpdirs, kind):
+    """rdb-key-save-delay makes the child take about 2 s, so the kill lands
+    while it writes."""
     d = tmpdirs()
-    s = start("ferry", d)
+    s = start(kind, d)
     r = client(s)
     r.set("first", "1")
     assert r.save()
     good = open(os.path.join(d, "dump.rdb"), "rb").read()
     pipe = r.pipeline(transaction=False)
-    for i in range(200000):
+    for i in range(20000):
         pipe.set("key:%d" % i, "x" * 100)
     pipe.execute()
+    r.config_set("rdb-key-save-delay", 100)
     r.bgsave()
-    time.sleep(0.05)
+    time.sleep(0.3)
+    assert info(r)["rdb_bgsave_in_progress"] == 1
     os.killpg(s.proc.pid, signal.SIGKILL)  # the child too: same process group
     s.proc.wait()
     s.stop()
     assert open(os.path.join(d, "dump.rdb"), "rb").read() == good
-    s2 = start("ferry", d)
+    s2 = start(kind, d)
     try:
         assert client(s2).get("first") == b"1"
+        assert client(s2).dbsize() == 1
     finally:
         s2.cleanup()
         s.cleanup()
