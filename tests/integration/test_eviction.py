@@ -199,6 +199,18 @@ def test_volatile_ttl_evicts_shortest_ttl_first(ferry):
     assert short_gone >= 0.8 * (short_gone + long_gone + new_gone), (short_gone, long_gone, new_gone)
 
 
+def wait_lru_clock_ticks(r, ticks, timeout=10):
+    """Until the server's LRU clock (INFO lru_clock, seconds, advanced by its
+    cron) has moved on by `ticks`: keys touched afterwards are stamped
+    strictly newer than keys touched before, however the process was
+    scheduled meanwhile (a fixed sleep is not enough on a busy VM)."""
+    start = r.info("server")["lru_clock"]
+    deadline = time.monotonic() + timeout
+    while r.info("server")["lru_clock"] - start < ticks:
+        assert time.monotonic() < deadline, "the LRU clock did not advance"
+        time.sleep(0.05)
+
+
 def _hot_and_cold(r, n=20000, every=10):
     hot = names("c", range(0, n, every))
     cold = [k for i, k in enumerate(names("c", range(n))) if i % every]
@@ -210,7 +222,7 @@ def test_allkeys_lru_keeps_recently_read_keys(ferry):
     r.config_set("maxmemory-policy", "allkeys-lru")
     fill(r, "c", 20000)
     hot, cold = _hot_and_cold(r)
-    time.sleep(1.6)                                    # the LRU clock counts seconds
+    wait_lru_clock_ticks(r, 2)                         # the LRU clock counts seconds
     get_many(r, hot)
     set_limit(r, used(r) + 1 * MB)
     assert fill(r, "n", 15000) == 0                    # ~14000 keys must go
