@@ -77,6 +77,8 @@ void config_free(ferry_config *cfg);
 /* A directive's current value as CONFIG GET prints it (zmalloc'd), or NULL
  * for an unknown name. */
 char *config_get_by_name(const ferry_config *cfg, const char *name);
+/* 1 if that value is "yes" (a boolean directive that is on). */
+int config_is_yes(const ferry_config *cfg, const char *name);
 /* maxmemory-policy number `policy` by name ("allkeys-lfu" ...), as INFO shows it. */
 const char *config_maxmemory_policy_name(int policy);
 

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include "dict.h"
+#include "util.h"
 
 enum { OBJ_STRING = 0, OBJ_LIST = 1, OBJ_SET = 2, OBJ_ZSET = 3, OBJ_HASH = 4, OBJ_TYPES };
 /* string encodings as OBJECT ENCODING reports them */
@@ -19,6 +20,17 @@ enum { ENC_RAW = 0, ENC_INT = 1, ENC_EMBSTR = 2 };
  * are Redis 7.0's: a small list is still "quicklist", a small set of
  * non-integers is "hashtable") */
 enum { ENC_HT = 2, ENC_INTSET = 5, ENC_SKIPLIST = 6, ENC_QUICKLIST = 8, ENC_LISTPACK = 10 };
+
+#define DB_EMBSTR_MAX 44            /* longest string Redis stores embstr */
+
+/* The encoding Redis gives a string value it stores fresh (SET, a load,
+ * RESTORE): int for the canonical decimal of a long long, else embstr up
+ * to DB_EMBSTR_MAX bytes, else raw. */
+static inline uint8_t db_string_enc(const char *p, size_t len) {
+    long long v;
+    if (len <= 20 && str_to_ll(p, len, &v)) return ENC_INT;
+    return len <= DB_EMBSTR_MAX ? ENC_EMBSTR : ENC_RAW;
+}
 
 /* A database: the key table and the index of its volatile keys (those
  * with an expiry), a dense array of node pointers in which each volatile

@@ -46,6 +46,13 @@ const char *rdb_type_name(unsigned t);
 /* Read the payload of a value of RDB type t. 1 on success (the caller owns
  * v: insert it or rdb_value_free it); 0 with r's error set. */
 int rdb_load_value(rdbr *r, unsigned t, rdb_value *v);
+struct db;
+/* Insert v under key (which must be absent, or a string key to overwrite)
+ * with the encoding Redis gives a loaded value; takes v. */
+dnode *rdb_value_store(struct db *d, const char *key, size_t klen, rdb_value *v, int64_t expire_ms);
+/* The access stamp an RDB file (IDLE, FREQ) or RESTORE (IDLETIME, FREQ)
+ * gives a key, kept when the policy uses it: -1 = not given. */
+void rdb_value_set_access(dnode *n, long long idle_secs, int freq);
 /* A collection with no elements (Redis skips such keys when loading and
  * refuses them in RESTORE). */
 int rdb_value_empty(const rdb_value *v);

@@ -89,27 +89,6 @@ static int parse_ttl(client *c, restore_opts *o) {
     return 1;
 }
 
-static void apply_access(dnode *n, const restore_opts *o) {
-    int policy = srv.cfg.maxmemory_policy;
-    if (o->freq >= 0 && evict_policy_is_lfu(policy)) dn_lfu_set(n, evict_lfu_minutes(), (unsigned)o->freq);
-    else if (o->idle >= 0 && evict_policy_is_lru_or_lfu(policy) && !evict_policy_is_lfu(policy))
-        n->lru = (uint32_t)((srv.lruclock - (uint64_t)o->idle) & 0xFFFFFF);
-}
-
-static dnode *store(db *d, span key, rdb_value *v, int64_t expire_ms) {
-    if (v->type != OBJ_STRING) {
-        dnode *n = db_add_ptr(d, key.p, key.len, v->type, v->enc, v->ptr, expire_ms);
-        v->ptr = NULL;
-        return n;
-    }
-    dnode *n = db_set_string(d, key.p, key.len, v->str.p, v->str.len, expire_ms);
-    long long x;
-    n->enc = v->str.len <= 20 && str_to_ll(v->str.p, v->str.len, &x) ? ENC_INT
-             : v->str.len <= 44                                      ? ENC_EMBSTR
-                                                                     : ENC_RAW;
-    return n;
-}
-
 static int decode(client *c, rdb_value *v) {
     const unsigned char *p = (const unsigned char *)c->argv[3].p;
     size_t len = c->argv[3].len;
@@ -151,9 +130,8 @@ static void cmd_restore(client *c) {
         reply_error(c, "ERR Bad data format");
         return;
     }
-    dnode *n = store(c->db, key, &v, expire_ms);
-    rdb_value_free(&v);
-    apply_access(n, &o);
+    dnode *n = rdb_value_store(c->db, key.p, key.len, &v, expire_ms);
+    rdb_value_set_access(n, o.idle, (int)o.freq);
     if (n->type == OBJ_LIST || n->type == OBJ_ZSET) signal_key_ready(c->db, key.p, key.len);
     touch_watched_key(c->db, key.p, key.len);
     srv.dirty++;

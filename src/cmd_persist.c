@@ -66,13 +66,6 @@ static int save_points(save_point *pt, int cap) {
     return n;
 }
 
-static int config_yes(const char *name) {
-    char *v = config_get_by_name(&srv.cfg, name);
-    int yes = v && strcmp(v, "yes") == 0;
-    zfree(v);
-    return yes;
-}
-
 /* ---- saving -------------------------------------------------------------------- */
 
 static void set_bgsave_ok(int ok) {
@@ -177,7 +170,7 @@ void persist_cron(void) {
 
 int persist_writes_refused(void) {
     save_point pt[1];
-    return srv.rdb_bgsave_failed && config_yes("stop-writes-on-bgsave-error") && save_points(pt, 1) > 0;
+    return srv.rdb_bgsave_failed && config_is_yes(&srv.cfg, "stop-writes-on-bgsave-error") && save_points(pt, 1) > 0;
 }
 
 static void kill_child(void) {

@@ -24,16 +24,7 @@
 #include "util.h"
 #include "zmalloc.h"
 
-#define EMBSTR_MAX 44
-
 /* ---- helpers ----------------------------------------------------------- */
-
-/* The encoding Redis would pick for a freshly stored argument string. */
-static inline uint8_t str_enc(const char *p, size_t len) {
-    long long v;
-    if (len <= 20 && str_to_ll(p, len, &v)) return ENC_INT;
-    return len <= EMBSTR_MAX ? ENC_EMBSTR : ENC_RAW;
-}
 
 /* Redis compares option names as C strings, so an argument with an embedded
  * NUL matches on the part before it. */
@@ -52,7 +43,7 @@ static void written(db *d, span key) {
  * encoding Redis would give the argument. */
 static dnode *store(client *c, span key, span val, int64_t expire_ms) {
     dnode *n = db_set_string(c->db, key.p, key.len, val.p, val.len, expire_ms);
-    n->enc = str_enc(val.p, val.len);
+    n->enc = db_string_enc(val.p, val.len);
     written(c->db, key);
     return n;
 }
@@ -451,7 +442,7 @@ static void cmd_incrbyfloat(client *c) {
     }
     char buf[5 * 1024 + 64];
     size_t len = ld_to_str_human(buf, sizeof buf, v);
-    n = put_value(c, n, buf, len, len <= EMBSTR_MAX ? ENC_EMBSTR : ENC_RAW);
+    n = put_value(c, n, buf, len, len <= DB_EMBSTR_MAX ? ENC_EMBSTR : ENC_RAW);
     reply_bulk(c, dn_val(n), dn_vlen(n));
 }
 

@@ -816,3 +816,10 @@ char *config_get_by_name(const ferry_config *cfg, const char *name) {
     int i = config_lookup(name, strlen(name));
     return i < 0 ? NULL : config_get(cfg, i);
 }
+
+int config_is_yes(const ferry_config *cfg, const char *name) {
+    char *v = config_get_by_name(cfg, name);
+    int yes = v && strcmp(v, "yes") == 0;
+    zfree(v);
+    return yes;
+}

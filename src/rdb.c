@@ -36,15 +36,8 @@ enum {
 
 #define FLUSH_AT (1024 * 1024)
 
-static int flag_on(const char *name) {
-    char *v = config_get_by_name(&srv.cfg, name);
-    int on = v && strcmp(v, "yes") == 0;
-    zfree(v);
-    return on;
-}
-
 rdb_options rdb_current_options(void) {
-    rdb_options o = {flag_on("rdbcompression"), flag_on("rdbchecksum"), 0};
+    rdb_options o = {config_is_yes(&srv.cfg, "rdbcompression"), config_is_yes(&srv.cfg, "rdbchecksum"), 0};
     char *delay = config_get_by_name(&srv.cfg, "rdb-key-save-delay");
     if (delay) o.key_delay_us = atoll(delay);
     zfree(delay);
@@ -126,11 +119,7 @@ static void save_key(saver *s, const dnode *n) {
     if (s->key_delay_us > 0) usleep((useconds_t)s->key_delay_us);
 }
 
-typedef struct db_walk {
-    saver *s;
-} db_walk;
-
-static void save_node_cb(void *ud, dnode *n) { save_key(((db_walk *)ud)->s, n); }
+static void save_node_cb(void *ud, dnode *n) { save_key(ud, n); }
 
 static void save_db(saver *s, db *d) {
     if (!dict_size(&d->keys)) return;
@@ -139,8 +128,7 @@ static void save_db(saver *s, db *d) {
     rdbw_u8(&s->w, OP_RESIZEDB);
     rdbw_len(&s->w, dict_size(&d->keys));
     rdbw_len(&s->w, d->expires);
-    db_walk wk = {s};
-    dict_foreach(&d->keys, save_node_cb, &wk);
+    dict_foreach(&d->keys, save_node_cb, s);
 }
 
 static int write_all(saver *s) {
@@ -209,7 +197,7 @@ typedef struct loader {
     int version;
     db *d;
     int64_t expire_ms;          /* of the next key, -1 if none */
-    int freq, idle;             /* access stamp of the next key, -1 if none */
+    int freq;                   /* access stamp of the next key, -1 if none */
     long long idle_secs;
     rdb_load_stats *st;
     char *err;
@@ -237,28 +225,6 @@ static int check_header(loader *l) {
     return 0;
 }
 
-static void apply_stamp(loader *l, dnode *n) {
-    int policy = srv.cfg.maxmemory_policy;
-    if (l->freq >= 0 && evict_policy_is_lfu(policy)) dn_lfu_set(n, evict_lfu_minutes(), (unsigned)l->freq);
-    else if (l->idle >= 0 && evict_policy_is_lru_or_lfu(policy) && !evict_policy_is_lfu(policy))
-        n->lru = (uint32_t)((srv.lruclock - (uint64_t)l->idle_secs) & 0xFFFFFF);
-}
-
-static dnode *insert(loader *l, rdb_str *key, rdb_value *v) {
-    if (v->type == OBJ_STRING) {
-        dnode *n = db_set_string(l->d, key->p, key->len, v->str.p, v->str.len, l->expire_ms);
-        long long x;
-        n->enc = v->str.len <= 20 && str_to_ll(v->str.p, v->str.len, &x) ? ENC_INT
-                 : v->str.len <= 44                                      ? ENC_EMBSTR
-                                                                         : ENC_RAW;
-        rdb_value_free(v);
-        return n;
-    }
-    dnode *n = db_add_ptr(l->d, key->p, key->len, v->type, v->enc, v->ptr, l->expire_ms);
-    v->ptr = NULL;
-    return n;
-}
-
 /* One key: type byte t already read. */
 static int load_key(loader *l, unsigned t) {
     rdb_str key;
@@ -284,13 +250,14 @@ static int load_key(loader *l, unsigned t) {
     } else if (db_lookup(l->d, key.p, key.len)) {
         rc = fail(l, "%s", "duplicate key in the RDB file");
     } else {
-        apply_stamp(l, insert(l, &key, &v));
+        rdb_value_set_access(rdb_value_store(l->d, key.p, key.len, &v, l->expire_ms), l->idle_secs, l->freq);
         l->st->keys_loaded++;
     }
     rdb_value_free(&v);
     rdb_str_free(&key);
     l->expire_ms = -1;
-    l->freq = l->idle = -1;
+    l->freq = -1;
+    l->idle_secs = -1;
     return rc;
 }
 
@@ -329,7 +296,7 @@ static int load_step(loader *l) {
     case OP_EXPIRETIME_MS: l->expire_ms = (int64_t)rdbr_u64_le(&l->r); break;
     case OP_EXPIRETIME: l->expire_ms = (int64_t)rdbr_u32_le(&l->r) * 1000; break;
     case OP_FREQ: l->freq = (int)rdbr_u8(&l->r); break;
-    case OP_IDLE: l->idle_secs = (long long)rdbr_len(&l->r); l->idle = 1; break;
+    case OP_IDLE: l->idle_secs = (long long)(rdbr_len(&l->r) & INT64_MAX); break;
     case OP_MODULE_AUX: return fail(l, "%s", "module data (ferry has no modules)");
     case OP_FUNCTION: case OP_FUNCTION2: return fail(l, "%s", "Redis functions, which ferry does not support yet");
     default: return load_key(l, op);
@@ -349,7 +316,7 @@ static int check_crc(loader *l, const unsigned char *buf) {
 }
 
 int rdb_load_image(const unsigned char *buf, size_t len, rdb_load_stats *st, char *err, size_t errlen) {
-    loader l = {.d = db_get(0), .expire_ms = -1, .freq = -1, .idle = -1, .st = st, .err = err, .errlen = errlen};
+    loader l = {.d = db_get(0), .expire_ms = -1, .freq = -1, .idle_secs = -1, .st = st, .err = err, .errlen = errlen};
     memset(st, 0, sizeof *st);
     rdbr_init(&l.r, buf, len);
     if (check_header(&l)) return -1;

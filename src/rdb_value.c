@@ -12,6 +12,7 @@
 #include "rdb_value.h"
 #include "config.h"
 #include "db.h"
+#include "evict.h"
 #include "rdb_enc.h"
 #include "server.h"
 #include "t_hash.h"
@@ -481,6 +482,28 @@ int rdb_load_value(rdbr *r, unsigned t, rdb_value *v) {
     case RDB_TYPE_ZSET: case RDB_TYPE_ZSET_2: case RDB_TYPE_ZSET_ZIPLIST: case RDB_TYPE_ZSET_LISTPACK:
         return load_zset(r, t, v);
     default: return rdbr_fail(r, "value type ferry does not have");
+    }
+}
+
+dnode *rdb_value_store(db *d, const char *key, size_t klen, rdb_value *v, int64_t expire_ms) {
+    dnode *n;
+    if (v->type == OBJ_STRING) {
+        n = db_set_string(d, key, klen, v->str.p, v->str.len, expire_ms);
+        n->enc = db_string_enc(v->str.p, v->str.len);
+    } else {
+        n = db_add_ptr(d, key, klen, v->type, v->enc, v->ptr, expire_ms);
+        v->ptr = NULL;
+    }
+    rdb_value_free(v);
+    return n;
+}
+
+void rdb_value_set_access(dnode *n, long long idle_secs, int freq) {
+    int policy = srv.cfg.maxmemory_policy;
+    if (evict_policy_is_lfu(policy)) {
+        if (freq >= 0) dn_lfu_set(n, evict_lfu_minutes(), (unsigned)freq);
+    } else if (evict_policy_is_lru_or_lfu(policy) && idle_secs >= 0) {
+        n->lru = (uint32_t)((srv.lruclock - (uint64_t)idle_secs) & 0xFFFFFF);
     }
 }
 
