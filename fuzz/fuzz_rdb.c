@@ -64,7 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     } else {
         rdb_load_stats st;
         char err[512];
-        rdb_load_image(data + 1, size - 1, &st, err, sizeof err);
+        rdb_load_image(data + 1, size - 1, NULL, &st, err, sizeof err);
     }
     for (int i = 0; i < db_count(); i++) db_flush(db_get(i));
     return 0;

@@ -11,10 +11,16 @@ struct sbuf;
 
 extern const command_group persist_group;
 
-/* Start-up: load dir/dbfilename if it exists. 0 on success (or no file);
- * -1 after logging why (the caller exits: a corrupt file is never half
- * loaded in silence, and it is left as it is). */
-int persist_load_at_startup(void);
+/* Runs the event loop once without waiting, so clients are served (with
+ * -LOADING) during a long load; non-zero asks the load to stop (shutdown). */
+typedef int persist_events_fn(void);
+
+/* Start-up: load dir/dbfilename if it exists, calling `events` every
+ * loading-process-events-interval-bytes. 0 on success (or no file); 1 if a
+ * shutdown stopped the load; -1 after logging why (the caller exits: a
+ * corrupt file is never half loaded in silence, and it is left as it is). */
+int persist_load_at_startup(persist_events_fn *events);
+
 /* Cron: reap a finished background save, start one when a save point is
  * due or one was scheduled. */
 void persist_cron(void);
@@ -26,6 +32,9 @@ int persist_shutdown_save(int force_save, int nosave);
 int persist_writes_refused(void);
 /* The body of INFO persistence. */
 void persist_info(struct sbuf *b);
+/* The loading_* fields Redis ends the section with while a load runs
+ * (nothing otherwise). */
+void persist_loading_info(struct sbuf *b);
 /* DEBUG RELOAD: save, flush, load back. 0 or -1 with err. */
 int persist_debug_reload(char *err, size_t errlen);
 

@@ -33,15 +33,30 @@ typedef struct rdb_load_stats {
     uint64_t keys_loaded;
     uint64_t keys_expired;          /* already expired in the file: not loaded */
     uint64_t empty_keys_skipped;
+    uint64_t used_mem;              /* the writer's used-mem AUX field, 0 if absent */
 } rdb_load_stats;
 
+/* How a long load lets the rest of the server run. progress() is called
+ * each time `every` more bytes have been read (and once with total bytes
+ * at the start); a non-zero return aborts the load ("loading aborted").
+ * key_delay_us sleeps after each key (key-load-delay: tests make loads
+ * slow). */
+typedef struct rdb_load_hooks {
+    int (*progress)(void *ud, size_t done, size_t total);
+    void *ud;
+    size_t every;
+    long long key_delay_us;
+} rdb_load_hooks;
+
 /* Load an RDB image (a whole file in memory) into the keyspace, which
- * should be empty. 0 on success; -1 with err ("... at offset N") on a
- * corrupt or unsupported file, the keys read before the error having been
- * inserted (a failed start-up load is fatal; DEBUG RELOAD flushes). */
-int rdb_load_image(const unsigned char *buf, size_t len, rdb_load_stats *st, char *err, size_t errlen);
+ * should be empty; hooks may be NULL. 0 on success; -1 with err ("... at
+ * offset N") on a corrupt or unsupported file or an aborted load, the keys
+ * read before the error having been inserted (a failed start-up load is
+ * fatal; DEBUG RELOAD flushes). */
+int rdb_load_image(const unsigned char *buf, size_t len, const rdb_load_hooks *h, rdb_load_stats *st, char *err,
+                   size_t errlen);
 /* rdb_load_image of the file at path; 1 if the file does not exist (not
  * an error: nothing to load). */
-int rdb_load_file(const char *path, rdb_load_stats *st, char *err, size_t errlen);
+int rdb_load_file(const char *path, const rdb_load_hooks *h, rdb_load_stats *st, char *err, size_t errlen);
 
 #endif

@@ -54,6 +54,7 @@ typedef struct server {
     uint64_t next_client_id;
     struct client *pending_write;   /* singly linked list of clients with staged output */
     struct client *current_client;
+    int loading;                    /* the start-up load runs (cmd_persist.c): commands may get -LOADING */
     int rdb_bgsave_failed;          /* the last background save failed (cmd_persist.c): MISCONF may apply */
     int client_mem_grew;            /* a client's buffers grew since the last eviction check (client_evict.c) */
     struct client *deferred_input;  /* clients with input left after a pass used its budget (client.c) */

@@ -37,6 +37,12 @@ static struct persist_state {
     long long saves;            /* successful saves (rdb_saves) */
     int scheduled;              /* BGSAVE SCHEDULE / inside EXEC: start from the cron */
     rdb_load_stats last_load;
+    struct {                    /* the load in progress (INFO's loading_* fields) */
+        long long start_secs;
+        int64_t start_us;
+        size_t total, done;
+        persist_events_fn *events;
+    } load;
 } ps = {.last_bgsave_ok = 1, .last_bgsave_secs = -1};
 
 /* ---- configuration ----------------------------------------------------------- */
@@ -186,7 +192,7 @@ static void kill_child(void) {
 int persist_shutdown_save(int force_save, int nosave) {
     save_point pt[1];
     kill_child();
-    if (nosave || (!force_save && save_points(pt, 1) == 0)) return 0;
+    if (nosave || srv.loading || (!force_save && save_points(pt, 1) == 0)) return 0;
     server_log(LOG_NOTICE_, "Saving the final RDB snapshot before exiting.");
     if (save_now() == 0) return 0;
     server_log(LOG_WARNING_, "Error trying to save the DB, can't exit.");
@@ -195,12 +201,39 @@ int persist_shutdown_save(int force_save, int nosave) {
 
 /* ---- loading ------------------------------------------------------------------- */
 
-int persist_load_at_startup(void) {
+static long long config_ll(const char *name) {
+    char *v = config_get_by_name(&srv.cfg, name);
+    long long n = v ? atoll(v) : 0;
+    zfree(v);
+    return n;
+}
+
+static int load_progress(void *ud, size_t done, size_t total) {
+    (void)ud;
+    ps.load.done = done;
+    ps.load.total = total;
+    srv.now_ms = ev_now_ms();
+    return ps.load.events ? ps.load.events() : 0;
+}
+
+int persist_load_at_startup(persist_events_fn *events) {
     char path[4096], err[1024];
     rdb_path(path, sizeof path);
     int64_t t0 = ev_mono_us();
-    int rc = rdb_load_file(path, &ps.last_load, err, sizeof err);
+    rdb_load_hooks h = {load_progress, NULL, (size_t)config_ll("loading-process-events-interval-bytes"),
+                        config_ll("key-load-delay")};
+    srv.loading = 1;
+    ps.load.start_secs = srv.now_ms / 1000;
+    ps.load.start_us = t0;
+    ps.load.done = ps.load.total = 0;
+    ps.load.events = events;
+    int rc = rdb_load_file(path, &h, &ps.last_load, err, sizeof err);
+    srv.loading = 0;
     if (rc == 1) return 0;
+    if (rc < 0 && srv.shutdown_asap) {
+        server_log(LOG_WARNING_, "Loading stopped by a shutdown request.");
+        return 1;
+    }
     if (rc < 0) {
         server_log(LOG_WARNING_, "Fatal error loading the DB: %s. Exiting.", err);
         for (int i = 0; i < db_count(); i++) db_flush(db_get(i)); /* what was read before the error */
@@ -220,7 +253,7 @@ int persist_debug_reload(char *err, size_t errlen) {
     for (int i = 0; i < db_count(); i++) db_flush(db_get(i));
     char path[4096], why[1024];
     rdb_path(path, sizeof path);
-    if (rdb_load_file(path, &ps.last_load, why, sizeof why) != 0) {
+    if (rdb_load_file(path, NULL, &ps.last_load, why, sizeof why) != 0) {
         snprintf(err, errlen, "Error trying to load the RDB dump: %s", why);
         return -1;
     }
@@ -229,16 +262,29 @@ int persist_debug_reload(char *err, size_t errlen) {
 
 /* ---- INFO --------------------------------------------------------------------------- */
 
+void persist_loading_info(sbuf *b) {
+    if (!srv.loading) return;
+    double perc = ps.load.total ? (double)ps.load.done * 100 / (double)ps.load.total : 0;
+    double secs = (double)(ev_mono_us() - ps.load.start_us) / 1e6;
+    long long eta = ps.load.done && secs > 0
+                        ? (long long)((double)(ps.load.total - ps.load.done) / ((double)ps.load.done / secs))
+                        : 1;
+    sb_addf(b,
+            "loading_start_time:%lld\r\nloading_total_bytes:%zu\r\nloading_rdb_used_mem:%llu\r\n"
+            "loading_loaded_bytes:%zu\r\nloading_loaded_perc:%.2f\r\nloading_eta_seconds:%lld\r\n",
+            ps.load.start_secs, ps.load.total, (unsigned long long)ps.last_load.used_mem, ps.load.done, perc, eta);
+}
+
 void persist_info(sbuf *b) {
     long long cur = ps.child ? (srv.now_ms - ps.child_start_ms) / 1000 : -1;
     sb_addf(b,
-            "loading:0\r\nasync_loading:0\r\ncurrent_cow_peak:0\r\ncurrent_cow_size:0\r\n"
+            "loading:%d\r\nasync_loading:0\r\ncurrent_cow_peak:0\r\ncurrent_cow_size:0\r\n"
             "current_cow_size_age:0\r\ncurrent_fork_perc:0.00\r\ncurrent_save_keys_processed:0\r\n"
             "current_save_keys_total:0\r\nrdb_changes_since_last_save:%lld\r\nrdb_bgsave_in_progress:%d\r\n"
             "rdb_last_save_time:%lld\r\nrdb_last_bgsave_status:%s\r\nrdb_last_bgsave_time_sec:%lld\r\n"
             "rdb_current_bgsave_time_sec:%lld\r\nrdb_saves:%lld\r\nrdb_last_cow_size:0\r\n"
             "rdb_last_load_keys_expired:%llu\r\nrdb_last_load_keys_loaded:%llu\r\n",
-            srv.dirty, ps.child != 0, (long long)srv.lastsave, ps.last_bgsave_ok ? "ok" : "err",
+            srv.loading, srv.dirty, ps.child != 0, (long long)srv.lastsave, ps.last_bgsave_ok ? "ok" : "err",
             ps.last_bgsave_secs, cur, ps.saves, (unsigned long long)ps.last_load.keys_expired,
             (unsigned long long)ps.last_load.keys_loaded);
 }

@@ -269,6 +269,9 @@ static const char *const debug_help_lines[] = {
     "    Output a hex signature representing the current DB content.",
     "DIGEST-VALUE <key> [<key> ...]",
     "    Output a hex signature of the values of all the specified keys.",
+    "POPULATE <count> [<prefix>] [<size>]",
+    "    Create <count> string keys named key:<num> (<prefix>:<num> if given), with",
+    "    values value:<num>, padded with zero bytes or cut to <size> when given.",
     "RELOAD",
     "    Save the RDB on disk and reload it back to memory.",
     "SLEEP <seconds>",
@@ -301,6 +304,38 @@ static void debug_digest_value(client *c) {
     }
 }
 
+/* DEBUG POPULATE count [prefix] [size]: string keys prefix:0..count-1 with
+ * values "value:N" (cut or zero-padded to size when given); keys that exist
+ * are left alone. Redis's tests fill servers with it. */
+static void debug_populate(client *c) {
+    long long count, size = 0;
+    if (!str_to_ll(c->argv[2].p, c->argv[2].len, &count) || count < 0) {
+        reply_error(c, "ERR value is out of range, must be positive");
+        return;
+    }
+    if (c->argc == 5 && (!str_to_ll(c->argv[4].p, c->argv[4].len, &size) || size < 0 || size > 512LL * 1024 * 1024)) {
+        reply_error(c, "ERR value is out of range, must be positive");
+        return;
+    }
+    char prefix[129] = "key";
+    if (c->argc >= 4) span_cstr(prefix, sizeof prefix, c->argv[3]);
+    char *val = size ? zcalloc((size_t)size) : NULL;
+    for (long long j = 0; j < count; j++) {
+        char key[160], num[40];
+        int klen = snprintf(key, sizeof key, "%s:%lld", prefix, j);
+        if (db_lookup(c->db, key, (size_t)klen)) continue;
+        int nlen = snprintf(num, sizeof num, "value:%lld", j);
+        if (!size) {
+            db_set_string(c->db, key, (size_t)klen, num, (size_t)nlen, -1);
+            continue;
+        }
+        memcpy(val, num, (size_t)(nlen < size ? nlen : size));
+        db_set_string(c->db, key, (size_t)klen, val, (size_t)size, -1);
+    }
+    zfree(val);
+    reply_ok(c);
+}
+
 /* DEBUG RELOAD: save the dataset, empty it and load the file back. */
 static void debug_reload(client *c) {
     char err[1100];
@@ -326,6 +361,7 @@ static void cmd_debug(client *c) {
     else if (c->argc == 3 && span_eq_nocase(sub, "object")) debug_object(c);
     else if (c->argc == 3 && span_eq_nocase(sub, "error")) debug_error(c);
     else if (c->argc == 2 && span_eq_nocase(sub, "reload")) debug_reload(c);
+    else if (c->argc >= 3 && c->argc <= 5 && span_eq_nocase(sub, "populate")) debug_populate(c);
     else if (c->argc == 2 && span_eq_nocase(sub, "digest")) debug_digest(c);
     else if (c->argc >= 2 && span_eq_nocase(sub, "digest-value")) debug_digest_value(c);
     else if (c->argc == 2 && span_eq_nocase(sub, "change-repl-id")) {

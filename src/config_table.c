@@ -92,7 +92,7 @@ const cdef config_defs[] = {
     I("io-threads", "1", 1, 128, IMM, NOF),
     B("io-threads-do-reads", "no", IMM, NOF),
     B("jemalloc-bg-thread", "yes", 0, NOF),
-    I("key-load-delay", "0", INT_MIN, INT_MAX, HID, NOF),
+    I("key-load-delay", "0", INT_MIN, INT_MAX, HID | RD, NOF),
     I("latency-monitor-threshold", "0", 0, LLONG_MAX, 0, F_LATMON),
     B("latency-tracking", "yes", 0, F_LATTRACK),
     X("latency-tracking-info-percentiles", "50 99 99.9", CT_PCTL, NULL, 0, NOF),
@@ -106,7 +106,7 @@ const cdef config_defs[] = {
     I("list-compress-depth", "0", 0, INT_MAX, 0, NOF),
     I("list-max-listpack-size", "-2", INT_MIN, INT_MAX, 0, F_LIST_LP_SIZE),
     AL("list-max-ziplist-size", "list-max-listpack-size"),
-    I("loading-process-events-interval-bytes", "2097152", 1024, INT_MAX, HID, NOF),
+    I("loading-process-events-interval-bytes", "2097152", 1024, INT_MAX, HID | RD, NOF),
     S("logfile", "", IMM, F_LOGFILE),
     /* 7.2 added "nothing"; 7.0's error text lists four levels */
     E("loglevel", "notice", "debug verbose notice warning !nothing", 0, F_LOGLEVEL),

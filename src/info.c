@@ -268,6 +268,7 @@ static void sec_persistence(sbuf *b) {
               "aof_current_rewrite_time_sec:-1\r\naof_last_bgrewrite_status:ok\r\naof_rewrites:0\r\n"
               "aof_rewrites_consecutive_failures:0\r\naof_last_write_status:ok\r\naof_last_cow_size:0\r\n"
               "module_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n");
+    persist_loading_info(b);
 }
 
 static void sec_stats(sbuf *b) {

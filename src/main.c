@@ -140,6 +140,16 @@ static void before_sleep(evloop *el) {
     if (srv.shutdown_asap) ev_stop(el);
 }
 
+/* During the start-up load: one turn of the loop without waiting, so
+ * clients connect and get -LOADING (or INFO, CONFIG, SHUTDOWN...) while the
+ * file is read. Non-zero once a shutdown was asked for. */
+static int loading_events(void) {
+    srv.el->dont_wait = 1;
+    ev_process(srv.el);
+    before_sleep(srv.el);
+    return srv.shutdown_asap;
+}
+
 static void write_pidfile(void) {
     if (!srv.cfg.pidfile) return;
     FILE *f = fopen(srv.cfg.pidfile, "w");
@@ -227,7 +237,6 @@ int main(int argc, char **argv) {
         server_log(LOG_WARNING_, "Can't chdir to '%s': %s", srv.cfg.dir, strerror(errno));
         return 1;
     }
-    if (persist_load_at_startup() != 0) return 1;
     config_port_changed = net_rebind;
     if (net_listen_all() == -1) {
         server_log(LOG_WARNING_, "Failed listening on port %d (tcp), aborting.", srv.cfg.port);
@@ -237,11 +246,15 @@ int main(int argc, char **argv) {
         server_log(LOG_WARNING_, "Failed listening on metrics port %d (tcp), aborting.", srv.cfg.metrics_port);
         return 1;
     }
-    ev_timer_add(srv.el, 1, server_cron, NULL);
     write_pidfile();
     server_log(LOG_NOTICE_, "Server initialized");
-    server_log(LOG_NOTICE_, "Ready to accept connections tcp");
-    ev_run(srv.el);
+    int loaded = persist_load_at_startup(loading_events);
+    if (loaded < 0) return 1;
+    if (loaded == 0) {
+        ev_timer_add(srv.el, 1, server_cron, NULL);
+        server_log(LOG_NOTICE_, "Ready to accept connections tcp");
+        ev_run(srv.el);
+    }
     server_log(LOG_WARNING_, "User requested shutdown...");
     while (srv.clients) client_free(srv.clients);
     free_keyspace_if_checked();

@@ -200,6 +200,8 @@ typedef struct loader {
     int freq;                   /* access stamp of the next key, -1 if none */
     long long idle_secs;
     rdb_load_stats *st;
+    const rdb_load_hooks *h;
+    size_t next_progress;       /* offset at which progress() is called next */
     char *err;
     size_t errlen;
 } loader;
@@ -255,16 +257,25 @@ static int load_key(loader *l, unsigned t) {
     }
     rdb_value_free(&v);
     rdb_str_free(&key);
+    if (l->h && l->h->key_delay_us > 0) usleep((useconds_t)l->h->key_delay_us);
     l->expire_ms = -1;
     l->freq = -1;
     l->idle_secs = -1;
     return rc;
 }
 
-static int skip_aux(loader *l) {
+/* AUX fields are informational; used-mem is kept for INFO's
+ * loading_rdb_used_mem. */
+static int read_aux(loader *l) {
     rdb_str k, v;
     if (!rdbr_string(&l->r, &k)) return fail(l, "%s", l->r.err);
     int ok = rdbr_string(&l->r, &v);
+    if (ok && k.len == 8 && memcmp(k.p, "used-mem", 8) == 0 && v.len < 32) {
+        char num[32];
+        memcpy(num, v.p, v.len);
+        num[v.len] = '\0';
+        l->st->used_mem = strtoull(num, NULL, 10);
+    }
     rdb_str_free(&k);
     if (!ok) return fail(l, "%s", l->r.err);
     rdb_str_free(&v);
@@ -292,7 +303,7 @@ static int load_step(loader *l) {
     case OP_EOF: return 1;
     case OP_SELECTDB: return select_db(l);
     case OP_RESIZEDB: rdbr_len(&l->r); rdbr_len(&l->r); return rdbr_ok(&l->r) ? 0 : fail(l, "%s", l->r.err);
-    case OP_AUX: return skip_aux(l);
+    case OP_AUX: return read_aux(l);
     case OP_EXPIRETIME_MS: l->expire_ms = (int64_t)rdbr_u64_le(&l->r); break;
     case OP_EXPIRETIME: l->expire_ms = (int64_t)rdbr_u32_le(&l->r) * 1000; break;
     case OP_FREQ: l->freq = (int)rdbr_u8(&l->r); break;
@@ -315,18 +326,31 @@ static int check_crc(loader *l, const unsigned char *buf) {
     return 0;
 }
 
-int rdb_load_image(const unsigned char *buf, size_t len, rdb_load_stats *st, char *err, size_t errlen) {
-    loader l = {.d = db_get(0), .expire_ms = -1, .freq = -1, .idle_secs = -1, .st = st, .err = err, .errlen = errlen};
+/* The progress hook, when `every` more bytes have been read; -1 if it asks
+ * to stop. */
+static int report_progress(loader *l) {
+    if (!l->h || !l->h->progress || l->r.pos < l->next_progress) return 0;
+    l->next_progress = l->r.pos + (l->h->every ? l->h->every : 1);
+    if (l->h->progress(l->h->ud, l->r.pos, l->r.len) == 0) return 0;
+    snprintf(l->err, l->errlen, "loading aborted at offset %zu", l->r.pos);
+    return -1;
+}
+
+int rdb_load_image(const unsigned char *buf, size_t len, const rdb_load_hooks *h, rdb_load_stats *st, char *err,
+                   size_t errlen) {
+    loader l = {.d = db_get(0), .expire_ms = -1, .freq = -1, .idle_secs = -1, .st = st, .h = h, .err = err,
+                .errlen = errlen};
     memset(st, 0, sizeof *st);
     rdbr_init(&l.r, buf, len);
-    if (check_header(&l)) return -1;
+    if (report_progress(&l) || check_header(&l)) return -1;
     int rc;
-    while ((rc = load_step(&l)) == 0) {}
+    while ((rc = load_step(&l)) == 0)
+        if (report_progress(&l)) return -1;
     if (rc < 0) return -1;
     return check_crc(&l, buf);
 }
 
-int rdb_load_file(const char *path, rdb_load_stats *st, char *err, size_t errlen) {
+int rdb_load_file(const char *path, const rdb_load_hooks *h, rdb_load_stats *st, char *err, size_t errlen) {
     int fd = open(path, O_RDONLY);
     if (fd < 0) {
         if (errno == ENOENT) return 1;
@@ -347,7 +371,7 @@ int rdb_load_file(const char *path, rdb_load_stats *st, char *err, size_t errlen
         return -1;
     }
     char why[512];
-    int rc = rdb_load_image(map, (size_t)sb.st_size, st, why, sizeof why);
+    int rc = rdb_load_image(map, (size_t)sb.st_size, h, st, why, sizeof why);
     if (sb.st_size) munmap(map, (size_t)sb.st_size);
     if (rc) snprintf(err, errlen, "%s: %s", path, why);
     return rc;

@@ -101,8 +101,9 @@ def redis_binary() -> str:
 class ServerProcess:
     """One server process on a free port."""
 
-    def __init__(self, kind: str, binary: str, extra_args=()):
+    def __init__(self, kind: str, binary: str, extra_args=(), ready: str = "pong"):
         self.kind = kind
+        self.ready = ready  # "pong": until PING answers; "accept": until the port accepts (a load may run)
         self.binary = binary
         self.extra_args = [str(a) for a in extra_args]
         self.port = None
@@ -147,6 +148,8 @@ class ServerProcess:
                 raise RuntimeError("exited with status %s during startup" % self.proc.returncode)
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=1.0) as s:
+                    if self.ready == "accept":
+                        return
                     s.settimeout(1.0)
                     s.sendall(b"*1\r\n$4\r\nPING\r\n")
                     data = b""
@@ -213,9 +216,9 @@ class ServerProcess:
         return "<%s server pid=%s port=%s>" % (self.kind, self.proc and self.proc.pid, self.port)
 
 
-def start_server(kind: str, *extra_args) -> ServerProcess:
+def start_server(kind: str, *extra_args, ready: str = "pong") -> ServerProcess:
     binary = ferry_binary() if kind == "ferry" else redis_binary()
-    return ServerProcess(kind, binary, extra_args).start()
+    return ServerProcess(kind, binary, extra_args, ready).start()
 
 
 @atexit.register
@@ -356,6 +359,7 @@ def tmpdirs():
         shutil.rmtree(d, ignore_errors=True)
 
 
-def start_in(kind: str, dirpath: str, *extra_args) -> ServerProcess:
-    """A server whose snapshot file is dirpath/dump.rdb."""
-    return start_server(kind, "--dir", dirpath, "--dbfilename", "dump.rdb", *extra_args)
+def start_in(kind: str, dirpath: str, *extra_args, ready: str = "pong") -> ServerProcess:
+    """A server whose snapshot file is dirpath/dump.rdb (ready="accept":
+    returned as soon as it listens, while it may still be loading)."""
+    return start_server(kind, "--dir", dirpath, "--dbfilename", "dump.rdb", *extra_args, ready=ready)
