@@ -95,9 +95,13 @@ fuzz-replay: $(FUZZ_BINS)
 	    tail -40 $(FUZZ_DIR)/$$n.replay.log; exit 1; fi; done
 
 # ---- benchmarks (issue: throughput model) -------------------------------------
-.PHONY: bench bench-smoke
+.PHONY: bench bench-smoke bench-persistence
 bench: deps $(SERVER) $(BENCH) $(NULLSRV)
 	.venv/bin/python scripts/bench_all.py
+
+# RDB load time, dump size and BGSAVE under load, ferry vs redis-server (issue 12)
+bench-persistence: deps $(SERVER)
+	.venv/bin/python scripts/persistence.py
 
 bench-smoke: $(SERVER) $(BENCH)
 	@.venv/bin/python scripts/bench_smoke.py

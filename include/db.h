@@ -95,6 +95,28 @@ dnode *db_lookup_write(db *d, const char *key, size_t klen);
 /* Create or overwrite key with a string value. expire_ms: absolute unix ms
  * or -1 for none. Returns the new node (old one freed). */
 dnode *db_set_string(db *d, const char *key, size_t klen, const char *val, size_t vlen, int64_t expire_ms);
+/* Room for nkeys keys in an empty db (RESIZEDB), so loading them never
+ * rehashes. */
+void db_reserve(db *d, size_t nkeys);
+
+/* Loading many keys into one db (RDB): db_node_new builds a string node
+ * with room for vlen value bytes (left for the caller to fill, or to turn
+ * into a typed pointer), db_load_add queues it for insertion through a
+ * dict_batch (dict.h: the table's cache misses overlap), db_load_end
+ * inserts what is queued. A key that exists already is a duplicate: its
+ * node is freed and the call returns -1 with the tag the node was queued
+ * with (the caller's input offset). */
+typedef struct db_load {
+    db *d;
+    dict_batch b;
+} db_load;
+dnode *db_node_new(const char *key, size_t klen, size_t vlen, int64_t expire_ms);
+void db_load_begin(db_load *l, db *d);
+int db_load_add(db_load *l, dnode *n, size_t tag, size_t *dup_tag);
+/* 0, or -1 (first duplicate's tag) after freeing every duplicate. */
+int db_load_end(db_load *l, size_t *dup_tag);
+/* Insert a node built by db_node_new (its key must not exist). */
+void db_add_node(db *d, dnode *n);
 /* Add a new key (must not exist) with a typed pointer value. */
 dnode *db_add_ptr(db *d, const char *key, size_t klen, int type, int enc, void *ptr, int64_t expire_ms);
 static inline void *dn_ptr(const dnode *n) { void *p; __builtin_memcpy(&p, dn_val(n), sizeof p); return p; }

@@ -140,6 +140,41 @@ dnode *dict_find(dict *d, const char *key, size_t klen);
 dnode **dict_find_link(dict *d, const char *key, size_t klen);
 /* Insert a node whose key is not present. */
 void dict_add(dict *d, dnode *n);
+/* An empty dict sized for n nodes, so adding them never rehashes (a
+ * loader that knows the count: RESIZEDB). No effect on a dict in use, or
+ * when dict_expand_veto refuses the table. */
+void dict_reserve(dict *d, size_t n);
+
+/* Batched insertion of new nodes, for loaders. Adding a node to a table of
+ * millions costs a cache miss on its bucket and one per chain node it
+ * compares with, and one insert at a time waits for each in turn. A batch
+ * holds the last DICT_BATCH nodes: a node's bucket is prefetched when it
+ * is queued, the first node of its chain a third of a batch later, the
+ * second two thirds later, and it is inserted (after the duplicate check) when it leaves the queue, by which
+ * time both are in cache. Order is kept, so a key repeated in the input is
+ * found by its second insertion. While the table would have to grow (no
+ * dict_reserve, or more nodes than reserved) nodes go straight in through
+ * dict_add_h. A duplicate is never inserted: it is handed back with its tag
+ * (the caller's position in the input). */
+#define DICT_BATCH 24
+typedef struct dict_batch {
+    dict *d;
+    struct {
+        dnode *n;
+        uint64_t h;
+        size_t tag;
+    } q[DICT_BATCH];
+    unsigned head, count;
+} dict_batch;
+
+void dict_batch_init(dict_batch *b, dict *d);
+/* Queue n (hash h = dict_hash of its key). NULL, or a node found to be a
+ * duplicate (not inserted; the caller frees it) with its tag in *dup_tag;
+ * every other node is in the dict or still queued. */
+dnode *dict_batch_add(dict_batch *b, dnode *n, uint64_t h, size_t tag, size_t *dup_tag);
+/* Insert what is queued, stopping at a duplicate (returned as by
+ * dict_batch_add; call again until NULL to drain the rest). */
+dnode *dict_batch_flush(dict_batch *b, size_t *dup_tag);
 /* Variants that reuse a hash the caller already computed (saves a SipHash
  * on insert-after-miss): dict_find_link_h stores the key's hash in *hash. */
 dnode **dict_find_link_h(dict *d, const char *key, size_t klen, uint64_t *hash);

@@ -47,8 +47,10 @@ const char *rdb_type_name(unsigned t);
  * v: insert it or rdb_value_free it); 0 with r's error set. */
 int rdb_load_value(rdbr *r, unsigned t, rdb_value *v);
 struct db;
-/* Insert v under key (which must be absent, or a string key to overwrite)
- * with the encoding Redis gives a loaded value; takes v. */
+/* A key node holding v with the encoding Redis gives a loaded value (not
+ * in any db yet); takes v. */
+dnode *rdb_value_node(const char *key, size_t klen, rdb_value *v, int64_t expire_ms);
+/* rdb_value_node inserted under key, which must be absent (RESTORE). */
 dnode *rdb_value_store(struct db *d, const char *key, size_t klen, rdb_value *v, int64_t expire_ms);
 /* The access stamp an RDB file (IDLE, FREQ) or RESTORE (IDLETIME, FREQ)
  * gives a key, kept when the policy uses it: -1 = not given. */

@@ -24,6 +24,7 @@ typedef struct server_stats {
     uint64_t expiredkeys;
     uint64_t evictedkeys;
     uint64_t evicted_clients;           /* closed by maxmemory-clients (client_evict.c) */
+    uint64_t total_forks;               /* background saves forked (cmd_persist.c) */
     uint64_t eviction_exceeded_us;      /* total time over maxmemory (evict.c) */
     int64_t eviction_exceeded_since_us; /* monotonic start of the current excess, 0 = none */
     uint64_t keyspace_hits;
@@ -54,6 +55,7 @@ typedef struct server {
     uint64_t next_client_id;
     struct client *pending_write;   /* singly linked list of clients with staged output */
     struct client *current_client;
+    long long latest_fork_usec;     /* how long the last fork() stopped the server (cmd_persist.c) */
     int loading;                    /* the start-up load runs (cmd_persist.c): commands may get -LOADING */
     int rdb_bgsave_failed;          /* the last background save failed (cmd_persist.c): MISCONF may apply */
     int client_mem_grew;            /* a client's buffers grew since the last eviction check (client_evict.c) */

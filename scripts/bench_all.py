@@ -6,8 +6,10 @@ What: runs, each as its own process with this Python:
   3. ceiling.py      -> <out>/ceiling.csv       (P=1 ceiling: null servers vs redis, CPU/op)
   4. instructions.py -> <out>/instructions.csv  (callgrind, instructions/op)
   5. memory.py       -> <out>/memory.csv        (RSS growth per key)
-  6. unavailable.py  -> <out>/unavailable.csv   (cycles, energy: why not)
-  7. manifest.py     -> results/manifest.json   (versions, machine, windows, sha256)
+  6. persistence.py  -> <out>/persistence.csv, persistence_summary.csv
+                        (RDB load time, dump size, BGSAVE under load)
+  7. unavailable.py  -> <out>/unavailable.csv   (cycles, energy: why not)
+  8. manifest.py     -> results/manifest.json   (versions, machine, windows, sha256)
 Each step's full output is shown as it runs and also saved to
 build/bench-logs/<step>.log; after each step one summary line is printed
 (status, duration, rows written). A failed step does not stop the later ones;
@@ -29,7 +31,7 @@ from pathlib import Path
 import benchlib as bl
 
 HERE = Path(__file__).resolve().parent
-STEPS = ["sweep", "syscalls", "ceiling", "instructions", "memory", "unavailable", "manifest"]
+STEPS = ["sweep", "syscalls", "ceiling", "instructions", "memory", "persistence", "unavailable", "manifest"]
 
 
 def count_rows(path: Path) -> int:
@@ -67,6 +69,7 @@ def main(argv=None) -> int:
         "ceiling": (["ceiling.py", "--out", str(out)] + q + pin, [out / "ceiling.csv"]),
         "instructions": (["instructions.py", "--out", str(out)] + q + pin, [out / "instructions.csv"]),
         "memory": (["memory.py", "--out", str(out)] + q + pin, [out / "memory.csv"]),
+        "persistence": (["persistence.py", "--out", str(out)] + q, [out / "persistence_summary.csv"]),
         "unavailable": (["unavailable.py", "--out", str(out)], [out / "unavailable.csv"]),
         "manifest": (["manifest.py", "--bench-dir", str(out), "--out", args.manifest], []),
     }

@@ -180,8 +180,9 @@ class Server:
     wrapper: argv prefix placed between taskset and the server (valgrind)."""
 
     def __init__(self, kind: str, binary: str, pin: bool = True, wrapper=(), startup_timeout: float = 20.0,
-                 stop_timeout: float = 10.0):
+                 stop_timeout: float = 10.0, extra_args=()):
         self.kind = kind
+        self.extra_args = [str(a) for a in extra_args]
         self.binary = binary
         self.pin = pin
         self.wrapper = list(wrapper)
@@ -202,7 +203,7 @@ class Server:
         if self.kind == "redis":
             args += ["--appendonly", "no", "--bind", "127.0.0.1", "--dir", self.workdir,
                      "--daemonize", "no"]
-        return pin_prefix("server", self.pin) + self.wrapper + args
+        return pin_prefix("server", self.pin) + self.wrapper + args + self.extra_args
 
     def start(self) -> "Server":
         errors = []
@@ -319,6 +320,32 @@ def command(port: int, *args, timeout: float = 10.0) -> bytes:
                 break
             data += chunk
     return data.split(b"\r\n", 1)[0]
+
+
+def query(port: int, *args, timeout: float = 30.0) -> bytes:
+    """One command; the complete reply's payload for +/-/: lines and bulk
+    strings (enough for INFO, OBJECT ENCODING, counts)."""
+    words = [a if isinstance(a, bytes) else str(a).encode() for a in args]
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        s.sendall(b"*%d\r\n" % len(words) + b"".join(b"$%d\r\n%s\r\n" % (len(w), w) for w in words))
+        data = b""
+        while b"\r\n" not in data:
+            chunk = s.recv(1 << 16)
+            if not chunk:
+                raise RuntimeError("connection closed")
+            data += chunk
+        head, rest = data.split(b"\r\n", 1)
+        if head[:1] != b"$":
+            return head
+        size = int(head[1:])
+        if size < 0:
+            return b""
+        while len(rest) < size + 2:
+            chunk = s.recv(1 << 16)
+            if not chunk:
+                raise RuntimeError("connection closed")
+            rest += chunk
+        return rest[:size]
 
 
 def dbsize(port: int) -> int:

@@ -120,34 +120,8 @@ def fill_one_key(port: int, kind: str, n: int, per_cmd: int, batch: int, seed: i
     return time.monotonic() - t0
 
 
-def query(port: int, *args, timeout: float = 30.0) -> bytes:
-    """One command; the complete reply's payload for +/-/: lines and bulk
-    strings (enough for INFO, OBJECT ENCODING, counts)."""
-    words = [a if isinstance(a, bytes) else str(a).encode() for a in args]
-    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
-        s.sendall(b"*%d\r\n" % len(words) + _bulk(words))
-        data = b""
-        while b"\r\n" not in data:
-            chunk = s.recv(1 << 16)
-            if not chunk:
-                raise RuntimeError("connection closed")
-            data += chunk
-        head, rest = data.split(b"\r\n", 1)
-        if head[:1] != b"$":
-            return head
-        size = int(head[1:])
-        if size < 0:
-            return b""
-        while len(rest) < size + 2:
-            chunk = s.recv(1 << 16)
-            if not chunk:
-                raise RuntimeError("connection closed")
-            rest += chunk
-        return rest[:size]
-
-
 def used_memory(port: int) -> int:
-    for line in query(port, "INFO", "memory").splitlines():
+    for line in bl.query(port, "INFO", "memory").splitlines():
         if line.startswith(b"used_memory:"):
             return int(line.split(b":", 1)[1])
     raise RuntimeError("no used_memory in INFO memory")
@@ -155,8 +129,8 @@ def used_memory(port: int) -> int:
 
 def supported(port: int, kind: str) -> tuple:
     """(True, '') if the server runs the type's fill command, else (False, error)."""
-    r = query(port, *TYPES[kind]["probe"])
-    query(port, "DEL", "__probe__")
+    r = bl.query(port, *TYPES[kind]["probe"])
+    bl.query(port, "DEL", "__probe__")
     if r.startswith(b"-"):
         return False, r[1:].decode("utf-8", "replace")
     return True, ""
@@ -177,12 +151,12 @@ def measure(kind: str, server_kind: str, binary: str, args, pin: bool) -> dict:
         rss0, used0 = srv.rss_bytes(), used_memory(srv.port)
         secs = fill_one_key(srv.port, kind, args.elements, args.per_cmd, args.batch, args.seed)
         time.sleep(args.settle)
-        count = query(srv.port, spec["count"], spec["key"])
+        count = bl.query(srv.port, spec["count"], spec["key"])
         if count != b":%d" % args.elements:
             raise RuntimeError("%s %s: %s answered %r after adding %d elements"
                                % (server_kind, kind, spec["count"].decode(), count, args.elements))
         rss1, used1 = srv.rss_bytes(), used_memory(srv.port)
-        enc = query(srv.port, "OBJECT", "ENCODING", spec["key"]).decode()
+        enc = bl.query(srv.port, "OBJECT", "ENCODING", spec["key"]).decode()
     n = float(args.elements)
     row.update(status="ok", encoding=enc, rss_before=rss0, rss_after=rss1,
                bytes_per_element="%.1f" % ((rss1 - rss0) / n), used_memory_before=used0,

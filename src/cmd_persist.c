@@ -29,6 +29,8 @@
 
 static struct persist_state {
     pid_t child;                /* background save in progress, 0 if none */
+    int child_pipe;             /* read end: the child's copy-on-write size, -1 if none */
+    size_t last_cow;            /* rdb_last_cow_size */
     int64_t child_start_ms;
     long long dirty_at_start;   /* srv.dirty when the child forked */
     int last_bgsave_ok;
@@ -43,7 +45,7 @@ static struct persist_state {
         size_t total, done;
         persist_events_fn *events;
     } load;
-} ps = {.last_bgsave_ok = 1, .last_bgsave_secs = -1};
+} ps = {.child_pipe = -1, .last_bgsave_ok = 1, .last_bgsave_secs = -1};
 
 /* ---- configuration ----------------------------------------------------------- */
 
@@ -99,29 +101,61 @@ static int save_now(void) {
     return 0;
 }
 
-/* The child: write the file and leave without running any exit handler of
- * the parent's (no flush of its stdio, no keyspace teardown). */
-static void child_save(void) {
+/* The memory a forked child no longer shares with its parent (pages either
+ * side wrote since the fork): Private_Dirty of /proc/self/smaps_rollup, 0
+ * where the kernel does not provide it. */
+static size_t private_dirty_bytes(void) {
+    FILE *f = fopen("/proc/self/smaps_rollup", "r");
+    if (!f) return 0;
+    char line[256];
+    size_t kb = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "Private_Dirty: %zu kB", &kb) == 1) break;
+    fclose(f);
+    return kb * 1024;
+}
+
+/* The child: write the file, report its copy-on-write size to the parent
+ * through `pipefd`, and leave without running any exit handler of the
+ * parent's (no flush of its stdio, no keyspace teardown). */
+static void child_save(int pipefd) {
     signal(SIGTERM, SIG_DFL);
     signal(SIGINT, SIG_DFL);
     char path[4096], err[512];
     rdb_path(path, sizeof path);
     rdb_options opt = rdb_current_options();
     int rc = rdb_save_file(path, &opt, err, sizeof err);
-    if (rc) server_log(LOG_WARNING_, "%s", err);
-    else server_log(LOG_NOTICE_, "DB saved on disk");
+    if (rc) {
+        server_log(LOG_WARNING_, "%s", err);
+    } else {
+        server_log(LOG_NOTICE_, "DB saved on disk");
+        uint64_t cow = private_dirty_bytes();
+        server_log(LOG_NOTICE_, "Fork CoW for RDB: current %llu MB", (unsigned long long)(cow >> 20));
+        if (write(pipefd, &cow, sizeof cow) != sizeof cow) rc = 0; /* the figure is lost, the save is not */
+    }
     _exit(rc ? 1 : 0);
 }
 
 static int bgsave_start(void) {
     ps.last_try_ms = srv.now_ms;
+    int fds[2];
+    if (pipe(fds) != 0) fds[0] = fds[1] = -1;
+    int64_t t0 = ev_mono_us();
     pid_t pid = fork();
     if (pid < 0) {
+        if (fds[0] >= 0) close(fds[0]), close(fds[1]);
         set_bgsave_ok(0);
         server_log(LOG_WARNING_, "Can't save in background: fork: %s", strerror(errno));
         return -1;
     }
-    if (pid == 0) child_save();
+    if (pid == 0) {
+        if (fds[0] >= 0) close(fds[0]);
+        child_save(fds[1]);
+    }
+    srv.latest_fork_usec = ev_mono_us() - t0;
+    srv.stats.total_forks++;
+    if (fds[1] >= 0) close(fds[1]);
+    ps.child_pipe = fds[0];
     server_log(LOG_NOTICE_, "Background saving started by pid %d", (int)pid);
     ps.child = pid;
     ps.child_start_ms = srv.now_ms;
@@ -130,8 +164,20 @@ static int bgsave_start(void) {
     return 0;
 }
 
+/* The child's report, once it has exited (the write end is closed then, so
+ * the read never blocks). */
+static void read_child_report(void) {
+    if (ps.child_pipe < 0) return;
+    uint64_t cow = 0;
+    ssize_t n = read(ps.child_pipe, &cow, sizeof cow);
+    if (n == (ssize_t)sizeof cow) ps.last_cow = (size_t)cow;
+    close(ps.child_pipe);
+    ps.child_pipe = -1;
+}
+
 static void bgsave_done(int status) {
     int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    read_child_report();
     ps.last_bgsave_secs = (srv.now_ms - ps.child_start_ms) / 1000;
     set_bgsave_ok(ok);
     if (ok) {
@@ -183,6 +229,7 @@ static void kill_child(void) {
     if (!ps.child) return;
     kill(ps.child, SIGUSR1);
     waitpid(ps.child, NULL, 0);
+    read_child_report();
     char tmp[64];
     snprintf(tmp, sizeof tmp, "temp-%d.rdb", (int)ps.child);
     unlink(tmp);
@@ -282,10 +329,10 @@ void persist_info(sbuf *b) {
             "current_cow_size_age:0\r\ncurrent_fork_perc:0.00\r\ncurrent_save_keys_processed:0\r\n"
             "current_save_keys_total:0\r\nrdb_changes_since_last_save:%lld\r\nrdb_bgsave_in_progress:%d\r\n"
             "rdb_last_save_time:%lld\r\nrdb_last_bgsave_status:%s\r\nrdb_last_bgsave_time_sec:%lld\r\n"
-            "rdb_current_bgsave_time_sec:%lld\r\nrdb_saves:%lld\r\nrdb_last_cow_size:0\r\n"
+            "rdb_current_bgsave_time_sec:%lld\r\nrdb_saves:%lld\r\nrdb_last_cow_size:%zu\r\n"
             "rdb_last_load_keys_expired:%llu\r\nrdb_last_load_keys_loaded:%llu\r\n",
             srv.loading, srv.dirty, ps.child != 0, (long long)srv.lastsave, ps.last_bgsave_ok ? "ok" : "err",
-            ps.last_bgsave_secs, cur, ps.saves, (unsigned long long)ps.last_load.keys_expired,
+            ps.last_bgsave_secs, cur, ps.saves, ps.last_cow, (unsigned long long)ps.last_load.keys_expired,
             (unsigned long long)ps.last_load.keys_loaded);
 }
 

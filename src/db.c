@@ -213,14 +213,54 @@ dnode *db_set_string(db *d, const char *key, size_t klen, const char *val, size_
     return n;
 }
 
+void db_reserve(db *d, size_t nkeys) { dict_reserve(&d->keys, nkeys); }
+
+dnode *db_node_new(const char *key, size_t klen, size_t vlen, int64_t expire_ms) {
+    return node_new(key, klen, vlen, expire_ms);
+}
+
+void db_load_begin(db_load *l, db *d) {
+    l->d = d;
+    dict_batch_init(&l->b, &d->keys);
+}
+
+static void drop_duplicate(db *d, dnode *dup) {
+    if (dup->flags & DN_EXPIRE) vol_del(d, dup);
+    db_free_node(dup);
+}
+
+int db_load_add(db_load *l, dnode *n, size_t tag, size_t *dup_tag) {
+    if (n->flags & DN_EXPIRE) vol_add(l->d, n);
+    dnode *dup = dict_batch_add(&l->b, n, dict_hash(dn_key(n), dn_klen(n)), tag, dup_tag);
+    if (!dup) return 0;
+    drop_duplicate(l->d, dup);
+    return -1;
+}
+
+int db_load_end(db_load *l, size_t *dup_tag) {
+    int rc = 0;
+    size_t tag;
+    dnode *dup;
+    while ((dup = dict_batch_flush(&l->b, &tag))) {
+        if (rc == 0) *dup_tag = tag;
+        rc = -1;
+        drop_duplicate(l->d, dup);
+    }
+    return rc;
+}
+
 dnode *db_add_ptr(db *d, const char *key, size_t klen, int type, int enc, void *ptr, int64_t expire_ms) {
     dnode *n = node_new(key, klen, sizeof ptr, expire_ms);
     n->type = (uint8_t)type;
     n->enc = (uint8_t)enc;
     memcpy(dn_val(n), &ptr, sizeof ptr);
-    if (expire_ms >= 0) vol_add(d, n);
-    dict_add(&d->keys, n);
+    db_add_node(d, n);
     return n;
+}
+
+void db_add_node(db *d, dnode *n) {
+    if (n->flags & DN_EXPIRE) vol_add(d, n);
+    dict_add(&d->keys, n);
 }
 
 /* The chain link that points at n (found by its key). */

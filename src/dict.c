@@ -171,6 +171,17 @@ static void maybe_expand(dict *d) {
     }
 }
 
+void dict_reserve(dict *d, size_t n) {
+    if (dict_size(d) != 0 || d->rehash_idx != -1) return;
+    unsigned bits = DICT_MIN_BITS;
+    while (bits < 40 && 2 * hashsize(bits) <= n) bits++; /* the size growth at load factor 2 reaches */
+    if (d->table[0] && bits <= d->bits[0]) return;
+    if (dict_expand_veto && dict_expand_veto(hashsize(bits) * sizeof(dnode *), 0)) return;
+    zfree(d->table[0]);
+    d->table[0] = zcalloc(hashsize(bits) * sizeof(dnode *));
+    d->bits[0] = (uint8_t)bits;
+}
+
 void dict_maybe_shrink(dict *d) {
     if (d->rehash_idx != -1 || !d->table[0] || d->pause_rehash) return;
     size_t size = hashsize(d->bits[0]);
@@ -239,6 +250,81 @@ void dict_add_h(dict *d, dnode *n, uint64_t hash) {
     n->next = d->table[t][idx];
     d->table[t][idx] = n;
     d->used[t]++;
+}
+
+/* ---- batched insertion (see dict.h) ------------------------------------- */
+
+void dict_batch_init(dict_batch *b, dict *d) {
+    b->d = d;
+    b->head = b->count = 0;
+}
+
+/* The table can take every queued node and one more without growing. */
+static int batch_room(const dict *d, unsigned queued) {
+    return d->table[0] && d->rehash_idx == -1 && d->used[0] + queued + 1 < 2 * hashsize(d->bits[0]);
+}
+
+/* Insert n after the duplicate check; n if it is a duplicate. */
+static dnode *batch_insert(dict *d, dnode *n, uint64_t h) {
+    int t;
+    if (!batch_room(d, 0)) {
+        if (find_link_h(d, dn_key(n), dn_klen(n), &t, h)) return n;
+        dict_add_h(d, n, h);
+        return NULL;
+    }
+    dnode **slot = &d->table[0][h & hashmask(d->bits[0])];
+    for (dnode *e = *slot; e; e = e->next)
+        if (key_eq(e, dn_key(n), dn_klen(n))) return n;
+    n->next = *slot;
+    *slot = n;
+    d->used[0]++;
+    return NULL;
+}
+
+static dnode *batch_pop(dict_batch *b, size_t *dup_tag) {
+    unsigned i = b->head;
+    b->head = (b->head + 1) % DICT_BATCH;
+    b->count--;
+    dnode *dup = batch_insert(b->d, b->q[i].n, b->q[i].h);
+    if (dup) *dup_tag = b->q[i].tag;
+    return dup;
+}
+
+dnode *dict_batch_flush(dict_batch *b, size_t *dup_tag) {
+    while (b->count) {
+        dnode *dup = batch_pop(b, dup_tag);
+        if (dup) return dup;
+    }
+    return NULL;
+}
+
+dnode *dict_batch_add(dict_batch *b, dnode *n, uint64_t h, size_t tag, size_t *dup_tag) {
+    dict *d = b->d;
+    dnode *dup = b->count == DICT_BATCH ? batch_pop(b, dup_tag) : NULL;
+    unsigned i = (b->head + b->count) % DICT_BATCH;
+    b->q[i].n = n;
+    b->q[i].h = h;
+    b->q[i].tag = tag;
+    b->count++;
+    if (!batch_room(d, b->count)) { /* the table must grow: one at a time */
+        while (!dup && b->count) dup = batch_pop(b, dup_tag);
+        return dup;
+    }
+    size_t mask = hashmask(d->bits[0]);
+    __builtin_prefetch(&d->table[0][h & mask]);
+    /* a third of a batch back, the bucket is in cache: fetch the chain's
+     * first node; two thirds back, that node is: fetch the second */
+    if (b->count > DICT_BATCH / 3) {
+        unsigned m = (b->head + b->count - 1 - DICT_BATCH / 3) % DICT_BATCH;
+        dnode *first = d->table[0][b->q[m].h & mask];
+        if (first) __builtin_prefetch(first);
+    }
+    if (b->count > 2 * DICT_BATCH / 3) {
+        unsigned m = (b->head + b->count - 1 - 2 * DICT_BATCH / 3) % DICT_BATCH;
+        dnode *first = d->table[0][b->q[m].h & mask];
+        if (first && first->next) __builtin_prefetch(first->next);
+    }
+    return dup;
 }
 
 dnode *dict_unlink(dict *d, const char *key, size_t klen) {

@@ -294,16 +294,16 @@ static void sec_stats(sbuf *b) {
               (unsigned long long)evict_exceeded_total_ms(), (unsigned long long)evict_exceeded_current_ms(),
               (unsigned long long)s->keyspace_hits, (unsigned long long)s->keyspace_misses);
     sb_addf(b,
-              "pubsub_channels:%zu\r\npubsub_patterns:%zu\r\npubsubshard_channels:%zu\r\nlatest_fork_usec:0\r\n"
-              "total_forks:0\r\nmigrate_cached_sockets:0\r\nslave_expires_tracked_keys:0\r\n"
+              "pubsub_channels:%zu\r\npubsub_patterns:%zu\r\npubsubshard_channels:%zu\r\nlatest_fork_usec:%lld\r\n"
+              "total_forks:%llu\r\nmigrate_cached_sockets:0\r\nslave_expires_tracked_keys:0\r\n"
               "active_defrag_hits:0\r\nactive_defrag_misses:0\r\nactive_defrag_key_hits:0\r\n"
               "active_defrag_key_misses:0\r\ntotal_active_defrag_time:0\r\ncurrent_active_defrag_time:0\r\n"
               "tracking_total_keys:0\r\ntracking_total_items:0\r\ntracking_total_prefixes:0\r\n"
               "unexpected_error_replies:%llu\r\ntotal_error_replies:%llu\r\ndump_payload_sanitizations:0\r\n"
               "total_reads_processed:%llu\r\ntotal_writes_processed:%llu\r\nio_threaded_reads_processed:0\r\n"
               "io_threaded_writes_processed:0\r\nreply_buffer_shrinks:0\r\nreply_buffer_expands:0\r\n",
-              pubsub_channel_count(), pubsub_pattern_count(), pubsub_shard_channel_count(),
-              (unsigned long long)s->unexpected_error_replies, (unsigned long long)s->total_error_replies,
+              pubsub_channel_count(), pubsub_pattern_count(), pubsub_shard_channel_count(), srv.latest_fork_usec,
+              (unsigned long long)s->total_forks, (unsigned long long)s->unexpected_error_replies, (unsigned long long)s->total_error_replies,
               (unsigned long long)s->reads, (unsigned long long)s->writes);
 }
 

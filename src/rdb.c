@@ -200,6 +200,7 @@ typedef struct loader {
     int freq;                   /* access stamp of the next key, -1 if none */
     long long idle_secs;
     rdb_load_stats *st;
+    db_load q;                  /* keys on their way into l->d (batched, see db.h) */
     const rdb_load_hooks *h;
     size_t next_progress;       /* offset at which progress() is called next */
     char *err;
@@ -227,8 +228,22 @@ static int check_header(loader *l) {
     return 0;
 }
 
+static int duplicate(loader *l, size_t pos) {
+    snprintf(l->err, l->errlen, "duplicate key in the RDB file at offset %zu", pos);
+    rdbr_fail(&l->r, "duplicate key");
+    return -1;
+}
+
+/* The keys queued for l->d are all in (before another db is selected, at
+ * the end, and before the keyspace is looked at from outside). */
+static int flush_keys(loader *l) {
+    size_t dup;
+    return db_load_end(&l->q, &dup) == 0 ? 0 : duplicate(l, dup);
+}
+
 /* One key: type byte t already read. */
 static int load_key(loader *l, unsigned t) {
+    size_t key_pos = l->r.pos - 1;
     rdb_str key;
     if (!rdbr_string(&l->r, &key)) return fail(l, "%s", l->r.err);
     if (!rdb_type_known(t)) {
@@ -249,11 +264,12 @@ static int load_key(loader *l, unsigned t) {
         l->st->empty_keys_skipped++;
     } else if (l->expire_ms >= 0 && l->expire_ms < srv.now_ms) {
         l->st->keys_expired++;
-    } else if (db_lookup(l->d, key.p, key.len)) {
-        rc = fail(l, "%s", "duplicate key in the RDB file");
     } else {
-        rdb_value_set_access(rdb_value_store(l->d, key.p, key.len, &v, l->expire_ms), l->idle_secs, l->freq);
-        l->st->keys_loaded++;
+        dnode *n = rdb_value_node(key.p, key.len, &v, l->expire_ms);
+        rdb_value_set_access(n, l->idle_secs, l->freq);
+        size_t dup;
+        if (db_load_add(&l->q, n, key_pos, &dup) == 0) l->st->keys_loaded++;
+        else rc = duplicate(l, dup);
     }
     rdb_value_free(&v);
     rdb_str_free(&key);
@@ -291,7 +307,21 @@ static int select_db(loader *l) {
         return fail(l, "Data file was created with a Redis server configured to handle more than %s databases",
                     msg);
     }
+    if (flush_keys(l)) return -1;
     l->d = db_get((int)id);
+    db_load_begin(&l->q, l->d);
+    return 0;
+}
+
+/* RESIZEDB: the db's key count (and volatile count) ahead of its keys; the
+ * table is sized for them (never beyond what the file could hold: a key
+ * takes at least 3 bytes, so a hostile count cannot reserve more). */
+static int resize_db(loader *l) {
+    uint64_t keys = rdbr_len(&l->r);
+    rdbr_len(&l->r);
+    if (!rdbr_ok(&l->r)) return fail(l, "%s", l->r.err);
+    uint64_t most = rdbr_left(&l->r) / 3;
+    db_reserve(l->d, (size_t)(keys < most ? keys : most));
     return 0;
 }
 
@@ -302,7 +332,7 @@ static int load_step(loader *l) {
     switch (op) {
     case OP_EOF: return 1;
     case OP_SELECTDB: return select_db(l);
-    case OP_RESIZEDB: rdbr_len(&l->r); rdbr_len(&l->r); return rdbr_ok(&l->r) ? 0 : fail(l, "%s", l->r.err);
+    case OP_RESIZEDB: return resize_db(l);
     case OP_AUX: return read_aux(l);
     case OP_EXPIRETIME_MS: l->expire_ms = (int64_t)rdbr_u64_le(&l->r); break;
     case OP_EXPIRETIME: l->expire_ms = (int64_t)rdbr_u32_le(&l->r) * 1000; break;
@@ -331,6 +361,7 @@ static int check_crc(loader *l, const unsigned char *buf) {
 static int report_progress(loader *l) {
     if (!l->h || !l->h->progress || l->r.pos < l->next_progress) return 0;
     l->next_progress = l->r.pos + (l->h->every ? l->h->every : 1);
+    if (flush_keys(l)) return -1;
     if (l->h->progress(l->h->ud, l->r.pos, l->r.len) == 0) return 0;
     snprintf(l->err, l->errlen, "loading aborted at offset %zu", l->r.pos);
     return -1;
@@ -342,10 +373,11 @@ int rdb_load_image(const unsigned char *buf, size_t len, const rdb_load_hooks *h
                 .errlen = errlen};
     memset(st, 0, sizeof *st);
     rdbr_init(&l.r, buf, len);
-    if (report_progress(&l) || check_header(&l)) return -1;
-    int rc;
-    while ((rc = load_step(&l)) == 0)
-        if (report_progress(&l)) return -1;
+    db_load_begin(&l.q, l.d);
+    int rc = report_progress(&l) || check_header(&l) ? -1 : 0;
+    while (rc == 0 && (rc = load_step(&l)) == 0) rc = report_progress(&l);
+    size_t dup;
+    if (db_load_end(&l.q, &dup) != 0 && rc >= 0) rc = duplicate(&l, dup); /* always drained: the db owns every node */
     if (rc < 0) return -1;
     return check_crc(&l, buf);
 }

@@ -327,6 +327,14 @@ static void sink_init(sink *s, int (*put)(sink *, const char *, size_t), void *o
 
 /* ---- loading: per RDB type ---------------------------------------------------- */
 
+/* Size dict d for a collection declared to hold n elements, so loading
+ * them never rehashes; bounded by the bytes left (two per element at
+ * least), so a hostile count reserves no more than the file's size. */
+static void reserve_elements(rdbr *r, dict *d, uint64_t n) {
+    uint64_t most = rdbr_left(r) / 2;
+    dict_reserve(d, (size_t)(n < most ? n : most));
+}
+
 static int load_quicklist(rdbr *r, unsigned t, sink *s) {
     uint64_t nodes = rdbr_count(r, 2);
     for (uint64_t i = 0; i < nodes && rdbr_ok(r); i++) {
@@ -367,10 +375,21 @@ static int load_intset(rdbr *r, sink *s) {
     return rdbr_ok(r);
 }
 
+/* RDB_TYPE_SET: past set-max-intset-entries the set is a hash table
+ * whatever its members, so it is made one, sized, before they come. */
+static int load_set_strings(rdbr *r, sink *s) {
+    uint64_t n = rdbr_count(r, 1);
+    if (rdbr_ok(r) && n > (uint64_t)srv.cfg.set_max_intset_entries) {
+        s->obj = fset_new_ht();
+        reserve_elements(r, fset_dict(s->obj), n);
+    }
+    return feed_strings(r, n, s);
+}
+
 static int load_set(rdbr *r, unsigned t, rdb_value *v) {
     sink s;
     sink_init(&s, set_put, NULL);
-    int ok = t == RDB_TYPE_SET           ? feed_strings(r, rdbr_count(r, 1), &s)
+    int ok = t == RDB_TYPE_SET           ? load_set_strings(r, &s)
              : t == RDB_TYPE_SET_LISTPACK ? feed_string_encoded(r, ENC_LP, &s)
                                           : load_intset(r, &s);
     v->type = OBJ_SET;
@@ -407,7 +426,14 @@ static int load_hash(rdbr *r, unsigned t, rdb_value *v) {
     v->type = OBJ_HASH;
     v->ptr = s.obj;
     int ok;
-    if (t == RDB_TYPE_HASH) ok = feed_strings(r, rdbr_count(r, 2) * 2, &s);
+    if (t == RDB_TYPE_HASH) {
+        uint64_t n = rdbr_count(r, 2);
+        if (rdbr_ok(r) && n > (uint64_t)srv.cfg.hash_max_listpack_entries) { /* its form whatever the sizes */
+            hash_convert_to_ht(s.obj);
+            reserve_elements(r, ((hashobj *)s.obj)->u.ht, n);
+        }
+        ok = feed_strings(r, n * 2, &s);
+    }
     else if (t == RDB_TYPE_HASH_ZIPMAP) ok = load_zipmap(r, &s);
     else ok = feed_string_encoded(r, t == RDB_TYPE_HASH_LISTPACK ? ENC_LP : ENC_ZL, &s);
     zfree(s.held);
@@ -421,6 +447,11 @@ static int load_hash(rdbr *r, unsigned t, rdb_value *v) {
  * after loading. */
 static int load_zset_entries(rdbr *r, unsigned t, sink *s) {
     uint64_t n = rdbr_count(r, 2);
+    zset *zs = s->obj;
+    if (rdbr_ok(r) && n > (uint64_t)srv.cfg.zset_max_listpack_entries) { /* its form whatever the sizes */
+        zset_convert_to_skiplist(zs);
+        reserve_elements(r, &zs->zsl->index, n);
+    }
     for (uint64_t i = 0; i < n && rdbr_ok(r); i++) {
         rdb_str m;
         if (!rdbr_string(r, &m)) break;
@@ -485,16 +516,25 @@ int rdb_load_value(rdbr *r, unsigned t, rdb_value *v) {
     }
 }
 
-dnode *rdb_value_store(db *d, const char *key, size_t klen, rdb_value *v, int64_t expire_ms) {
-    dnode *n;
-    if (v->type == OBJ_STRING) {
-        n = db_set_string(d, key, klen, v->str.p, v->str.len, expire_ms);
+dnode *rdb_value_node(const char *key, size_t klen, rdb_value *v, int64_t expire_ms) {
+    int str = v->type == OBJ_STRING;
+    dnode *n = db_node_new(key, klen, str ? v->str.len : sizeof v->ptr, expire_ms);
+    if (str) {
+        memcpy(dn_val(n), v->str.p, v->str.len);
         n->enc = db_string_enc(v->str.p, v->str.len);
     } else {
-        n = db_add_ptr(d, key, klen, v->type, v->enc, v->ptr, expire_ms);
+        n->type = (uint8_t)v->type;
+        n->enc = (uint8_t)v->enc;
+        memcpy(dn_val(n), &v->ptr, sizeof v->ptr);
         v->ptr = NULL;
     }
     rdb_value_free(v);
+    return n;
+}
+
+dnode *rdb_value_store(db *d, const char *key, size_t klen, rdb_value *v, int64_t expire_ms) {
+    dnode *n = rdb_value_node(key, klen, v, expire_ms);
+    db_add_node(d, n);
     return n;
 }
 

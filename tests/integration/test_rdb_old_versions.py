@@ -595,3 +595,47 @@ def test_blob_with_long_element_encoding(tmpdirs, rtype, version):
     f = load("ferry", data, tmpdirs)
     assert r[(0, b"k")][:3] == (kind, "listpack", expected_contents(kind, value))
     assert f[(0, b"k")][:3] == r[(0, b"k")][:3]
+
+
+@pytest.mark.parametrize("declared", [0, 10, 3000, 10**6])
+def test_resizedb_any_declared_count_loads_everything(tmpdirs, declared):
+    """RESIZEDB only sizes the table ferry loads into (keys go in through a
+    batch that must still grow the table when the count is understated, and
+    must not trust a huge one): whatever it says, the keys and big declared
+    collections (sized up front from their counts) load as redis-server
+    loads them."""
+    w = RdbWriter(10)
+    w.select_db(0)
+    w.resize_db(declared, 0)
+    expected = {}
+    for i in range(3000):
+        w.key(T.STRING, "k%d" % i, "v%d" % i)
+        expected[(0, b"k%d" % i)] = ("string", b"v%d" % i, None)
+    members = ["m%d" % i for i in range(600)]
+    w.key(T.SET, "bigset", members)
+    expected[(0, b"bigset")] = ("set", sorted(m.encode() for m in members), None)
+    pairs = [("f%d" % i, "v%d" % i) for i in range(600)]
+    w.key(T.HASH, "bighash", pairs)
+    expected[(0, b"bighash")] = ("hash", sorted((f.encode(), v.encode()) for f, v in pairs), None)
+    check_both(w.finish(), expected, tmpdirs)
+
+
+@ferry_only
+@pytest.mark.parametrize("gap", [0, 1, 40, 2000])
+def test_duplicate_key_is_refused_with_its_offset(tmpdirs, gap):
+    """A key that appears twice (gap keys apart, so both copies may be in
+    the insertion batch at once or far apart) stops the load; the error
+    gives the offset of the second copy. (redis-server 7.0 panics on it.)"""
+    w = RdbWriter(10)
+    w.select_db(0)
+    w.resize_db(gap + 2, 0)
+    w.key(T.STRING, "dup", "first")
+    for i in range(gap):
+        w.key(T.STRING, "k%d" % i, "v")
+    offset = len(w.buf)
+    w.key(T.STRING, "dup", "second")
+    w.key(T.STRING, "after", "x")
+    with pytest.raises(RuntimeError) as e:
+        load("ferry", w.finish(), tmpdirs)
+    msg = str(e.value)
+    assert "duplicate key in the RDB file at offset %d" % offset in msg, msg[-800:]

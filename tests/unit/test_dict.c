@@ -897,3 +897,76 @@ Test(dict, find_hashed_matches_find_at_every_rehash_step) {
     check_invariants(&d);
     dict_clear(&d, free_node);
 }
+
+/* ------------------------------------------------ batched insertion */
+
+/* Add ids through a batch; every duplicate handed back is recorded (its
+ * tag must be its id) and freed. Returns the number of duplicates. */
+static int batch_fill(dict_batch *b, const char *prefix, const uint32_t *ids, size_t n, uint32_t *dup_tags) {
+    int dups = 0;
+    size_t tag;
+    for (size_t i = 0; i < n; i++) {
+        dnode *n0 = mk(prefix, ids[i]);
+        dnode *dup = dict_batch_add(b, n0, dict_hash(dn_key(n0), dn_klen(n0)), ids[i], &tag);
+        if (dup) {
+            cr_assert_eq(node_id(dup), tag, "the duplicate comes back with its own tag");
+            dup_tags[dups++] = (uint32_t)tag;
+            dn_free(dup);
+        }
+    }
+    dnode *dup;
+    while ((dup = dict_batch_flush(b, &tag))) {
+        cr_assert_eq(node_id(dup), tag);
+        dup_tags[dups++] = (uint32_t)tag;
+        dn_free(dup);
+    }
+    return dups;
+}
+
+Test(dict, reserve_sizes_an_empty_table_only) {
+    dict d;
+    dict_init(&d);
+    dict_reserve(&d, 100000);
+    cr_assert_geq(2 * hashsize(d.bits[0]), 100000, "room for 100k at load factor 2");
+    cr_assert_lt(hashsize(d.bits[0]), 100000, "no bigger than growth would make it");
+    unsigned bits = d.bits[0];
+    fill(&d, "r", 0, 99000);
+    cr_assert(!dict_is_rehashing(&d), "no rehash while filling what was reserved");
+    cr_assert_eq(d.bits[0], bits);
+    dict_reserve(&d, 10000000); /* in use: no effect */
+    cr_assert_eq(d.bits[0], bits);
+    check_invariants(&d);
+    dict_clear(&d, free_node);
+}
+
+Test(dict, batch_inserts_in_order_and_finds_duplicates) {
+    /* reserved for 5000: the batched path; then 20000 more: the table must
+     * grow, so the one-at-a-time path takes over mid-stream */
+    for (int reserve = 0; reserve < 2; reserve++) {
+        dict d;
+        dict_init(&d);
+        if (reserve) dict_reserve(&d, 5000);
+        fill(&d, "b", 0, 100); /* present before the batch */
+        enum { N = 25000 };
+        static uint32_t ids[N + 40], dups[N];
+        size_t n = 0;
+        for (uint32_t i = 100; i < N; i++) {
+            ids[n++] = i;
+            if (i % 1000 == 0) ids[n++] = i;         /* right after itself: both in the queue */
+            if (i % 997 == 0) ids[n++] = i - 50;     /* 50 back: already inserted */
+        }
+        ids[n++] = 7;                                /* present before the batch */
+        dict_batch b;
+        dict_batch_init(&b, &d);
+        int nd = batch_fill(&b, "b", ids, n, dups);
+        int want = 0;
+        for (uint32_t i = 100; i < N; i++) want += (i % 1000 == 0) + (i % 997 == 0);
+        cr_assert_eq(nd, want + 1, "reserve=%d: %d duplicates, want %d", reserve, nd, want + 1);
+        cr_assert_eq(dups[nd - 1], 7);
+        cr_assert_eq(dict_size(&d), N);
+        finish_rehash(&d);
+        check_invariants(&d);
+        assert_all_present(&d, "b", 0, N);
+        dict_clear(&d, free_node);
+    }
+}
