@@ -30,7 +30,7 @@ if __package__ in (None, ""):
 
 os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
 
-from analysis import ceiling, elements, io_csv, manifest, model, plots, suite, tables  # noqa: E402
+from analysis import ceiling, elements, io_csv, manifest, model, persistence, plots, suite, tables  # noqa: E402
 
 
 def warn(msg: str) -> None:
@@ -119,6 +119,12 @@ def do_elements(path: Path, tab_dir: Path) -> tuple[list[Path], int]:
     """memory_elements__<stem>.{md,tex} from memory_elements.csv."""
     rows = elements.load(path)
     return tables.write(tab_dir, f"memory_elements__{path.stem}", [elements.make_table(path.stem, rows)]), len(rows)
+
+
+def do_persistence(path: Path, tab_dir: Path) -> tuple[list[Path], int]:
+    """persistence__<stem>.{md,tex} from persistence.csv."""
+    rows = persistence.load(path)
+    return tables.write(tab_dir, f"persistence__{path.stem}", [persistence.make_table(path.stem, rows)]), len(rows)
 
 
 def do_suites(aux: dict, fig_dir: Path, tab_dir: Path) -> tuple[list[Path], list[tuple]]:
@@ -225,7 +231,7 @@ def run(results: Path, n_boot: int = model.N_BOOT) -> tuple[list[Path], int]:
         out += tables.write(tab_dir, f"{kind}__unavailable", [tables.unavailable(kind, reason)])
         avail.append((kind, f"{kind}.csv", "unavailable", reason))
     # optional inputs: no table and no availability row without their CSV
-    for kind, make in (("ceiling", do_ceiling), ("memory_elements", do_elements)):
+    for kind, make in (("ceiling", do_ceiling), ("memory_elements", do_elements), ("persistence", do_persistence)):
         paths, row = do_optional(kind, aux, fig_dir, tab_dir, make)
         out += paths
         if row:

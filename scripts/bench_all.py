@@ -6,7 +6,7 @@ What: runs, each as its own process with this Python:
   3. ceiling.py      -> <out>/ceiling.csv       (P=1 ceiling: null servers vs redis, CPU/op)
   4. instructions.py -> <out>/instructions.csv  (callgrind, instructions/op)
   5. memory.py       -> <out>/memory.csv        (RSS growth per key)
-  6. persistence.py  -> <out>/persistence.csv, persistence_summary.csv
+  6. persistence.py  -> <out>/persistence.csv
                         (RDB load time, dump size, BGSAVE under load)
   7. unavailable.py  -> <out>/unavailable.csv   (cycles, energy: why not)
   8. manifest.py     -> results/manifest.json   (versions, machine, windows, sha256)
@@ -69,7 +69,7 @@ def main(argv=None) -> int:
         "ceiling": (["ceiling.py", "--out", str(out)] + q + pin, [out / "ceiling.csv"]),
         "instructions": (["instructions.py", "--out", str(out)] + q + pin, [out / "instructions.csv"]),
         "memory": (["memory.py", "--out", str(out)] + q + pin, [out / "memory.csv"]),
-        "persistence": (["persistence.py", "--out", str(out)] + q, [out / "persistence_summary.csv"]),
+        "persistence": (["persistence.py", "--out", str(out)] + q, [out / "persistence.csv"]),
         "unavailable": (["unavailable.py", "--out", str(out)], [out / "unavailable.csv"]),
         "manifest": (["manifest.py", "--bench-dir", str(out), "--out", args.manifest], []),
     }

@@ -27,9 +27,10 @@ What:
      really costs (copy-on-write + the child's own). Also recorded: the
      save's duration under load, the share of the benchmark run it covered,
      INFO's rdb_last_cow_size and latest_fork_usec.
-Output: <out>/persistence.csv (one row per measurement) and
-<out>/persistence_summary.csv (medians per server, ferry/redis ratios and
-the issue's targets). Servers are not pinned: the BGSAVE child, the parent
+Output: <out>/persistence.csv (one row per measurement); the medians per
+server, ferry/redis ratios and the issue's targets are printed (and made
+into results/tables/persistence__persistence.md by `make reproduce`,
+analysis/persistence.py). Servers are not pinned: the BGSAVE child, the parent
 and the load generator share the machine's cores as they would in use.
 
 Why: issue 12 asks ferry to load in <= 0.5x redis-server's time, to grow
@@ -45,18 +46,20 @@ import random
 import re
 import shutil
 import socket
-import statistics
 import subprocess
+import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 
 import benchlib as bl
+import manifest
+
+sys.path.insert(0, str(bl.REPO))
+from analysis import persistence as persistence_table  # noqa: E402  (the medians and targets, one definition)
 
 COLUMNS = ["experiment", "dataset", "server", "trial", "metric", "value", "unit", "note"]
-SUMMARY = ["experiment", "dataset", "metric", "unit", "ferry_median", "redis_median", "ferry_over_redis", "target",
-           "met", "trials"]
 LOADED_RE = re.compile(rb"DB loaded from disk: ([0-9.]+) seconds")
 
 
@@ -331,43 +334,12 @@ def bgsave_trial(kind, binary, path: Path, keys: int, trial: int, rec) -> None:
         shutil.rmtree(d, ignore_errors=True)
 
 
-# --------------------------------------------------------------------- summary
-TARGETS = {
-    ("load", "load_s"): ("<= 0.5", lambda r: r <= 0.5),
-    ("size", "file_bytes"): ("within 5%", lambda r: abs(r - 1) <= 0.05),
-    ("bgsave", "pss_growth_mb"): ("<= 0.5", lambda r: r <= 0.5),
-    ("bgsave", "save_p99_ms"): ("<= 1.0", lambda r: r <= 1.0),
-}
-
-
-def median_of(rows, exp, ds, metric, server):
-    vals = [float(r["value"]) for r in rows
-            if (r["experiment"], r["dataset"], r["metric"], r["server"]) == (exp, ds, metric, server)]
-    return (statistics.median(vals), len(vals)) if vals else (None, 0)
-
-
-def summarize(rows: list) -> list:
-    """Medians per server and the ferry/redis ratio; a *_redis_file_s row
-    (ferry loading redis-server's file) is compared with redis-server
-    loading that same file."""
-    keys = []
-    for r in rows:
-        k = (r["experiment"], r["dataset"], r["metric"], r["unit"])
-        if k not in keys:
-            keys.append(k)
-    out = []
-    for exp, ds, metric, unit in keys:
-        f, nf = median_of(rows, exp, ds, metric, "ferry")
-        r, nr = median_of(rows, exp, ds, metric.replace("_redis_file", ""), "redis")
-        ratio = f / r if f is not None and r else None
-        target = TARGETS.get((exp, metric))
-        out.append(dict(experiment=exp, dataset=ds, metric=metric, unit=unit,
-                        ferry_median="" if f is None else "%.4g" % f, redis_median="" if r is None else "%.4g" % r,
-                        ferry_over_redis="" if ratio is None else "%.3f" % ratio,
-                        target=target[0] if target else "",
-                        met=("yes" if target[1](ratio) else "no") if target and ratio is not None else "",
-                        trials=max(nf, nr)))
-    return out
+def git_sha() -> str:
+    """HEAD, with "-dirty" when the tree has changes (the window records
+    what was measured: the global manifest fields describe the sweep)."""
+    sha = manifest.run(["git", "rev-parse", "HEAD"], cwd=str(bl.REPO)).strip()
+    dirty = manifest.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=str(bl.REPO)).strip()
+    return sha + ("-dirty" if dirty else "")
 
 
 def main(argv=None) -> int:
@@ -389,6 +361,7 @@ def main(argv=None) -> int:
     bl.install_signal_handlers()
     binaries = {s: bl.server_binary(s, getattr(args, s)) for s in args.servers}
     rec = Recorder()
+    started = bl.utc_now()
     datasets = ["strings", "collections"]
     files_dir = Path(tempfile.mkdtemp(prefix="ferry-bench-rdb-"))
     try:
@@ -405,12 +378,13 @@ def main(argv=None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     bl.write_csv(out / "persistence.csv", COLUMNS, rec.rows)
-    summary = summarize(rec.rows)
-    bl.write_csv(out / "persistence_summary.csv", SUMMARY, summary)
-    for r in summary:
-        print("%-7s %-11s %-24s ferry %10s  redis %10s  ratio %7s  target %-9s %s"
-              % (r["experiment"], r["dataset"], r["metric"], r["ferry_median"], r["redis_median"],
-                 r["ferry_over_redis"], r["target"], r["met"]))
+    bl.record_window(out, "persistence", started, bl.utc_now(), pinning=bl.pinning_description(False),
+                     keys=args.keys, trials=args.trials, git_sha=git_sha(), cpu_model=manifest.cpu_model())
+    typed = [dict(r, value=float(r["value"])) for r in rec.rows]
+    for r in persistence_table.summary(typed):
+        print("%-7s %-11s %-26s ferry %10.4g  redis %10.4g  ratio %7.3f  target %-9s %s"
+              % (r["experiment"], r["dataset"], r["metric"], r["ferry"] or 0, r["redis"] or 0, r["ratio"] or 0,
+                 r["target"], r["met"]))
     return 0
 
 

@@ -1,0 +1,73 @@
+"""Snapshots: load time, dump size and BGSAVE under load
+(results/bench/persistence.csv, written by scripts/persistence.py).
+
+What: one row per measurement (experiment, dataset, server, trial, metric,
+value, unit). Per (experiment, dataset, metric) this gives each server's
+median over its trials and ferry's ratio to redis-server; a metric measured
+on ferry loading redis-server's file (*_redis_file_s) is compared with
+redis-server loading that same file. The issue's targets are marked met or
+not from the ratio.
+
+Why: issue 12 sets targets on exactly these ratios; `make reproduce`
+recomputes them from the raw rows (deterministic: fixed order).
+"""
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+
+from analysis import io_csv
+from analysis.tables import Table, fmt
+
+PERSISTENCE_COLUMNS = {"experiment": "s", "dataset": "s", "server": "s", "trial": "i", "metric": "s",
+                       "value": "f", "unit": "s", "note": "s"}
+
+# (experiment, metric) -> (target text, predicate on ferry/redis)
+TARGETS = {
+    ("load", "load_s"): ("<= 0.5", lambda r: r <= 0.5),
+    ("size", "file_bytes"): ("within 5%", lambda r: abs(r - 1) <= 0.05),
+    ("bgsave", "pss_growth_mb"): ("<= 0.5", lambda r: r <= 0.5),
+    ("bgsave", "save_p99_ms"): ("<= 1.0", lambda r: r <= 1.0),
+}
+
+
+def load(path: Path) -> list[dict]:
+    return io_csv.load_typed(path, PERSISTENCE_COLUMNS)
+
+
+def _median(rows, exp, ds, metric, server):
+    vals = [r["value"] for r in rows if (r["experiment"], r["dataset"], r["metric"], r["server"]) ==
+            (exp, ds, metric, server)]
+    return (statistics.median(vals), len(vals)) if vals else (None, 0)
+
+
+def summary(rows: list[dict]) -> list[dict]:
+    keys = []
+    for r in rows:
+        k = (r["experiment"], r["dataset"], r["metric"], r["unit"])
+        if k not in keys:
+            keys.append(k)
+    out = []
+    for exp, ds, metric, unit in keys:
+        f, nf = _median(rows, exp, ds, metric, "ferry")
+        r, nr = _median(rows, exp, ds, metric.replace("_redis_file", ""), "redis")
+        ratio = f / r if f is not None and r else None
+        target = TARGETS.get((exp, metric))
+        met = ("yes" if target[1](ratio) else "no") if target and ratio is not None else ""
+        out.append(dict(experiment=exp, dataset=ds, metric=metric, unit=unit, ferry=f, redis=r, ratio=ratio,
+                        target=target[0] if target else "", met=met, trials=max(nf, nr)))
+    return out
+
+
+def make_table(stem: str, rows: list[dict]) -> Table:
+    t = Table(title=f"Snapshots: ferry vs redis-server ({stem}.csv, medians)",
+              header=["experiment", "dataset", "metric", "unit", "ferry", "redis", "ferry / redis", "target",
+                      "met", "trials"])
+    for s in summary(rows):
+        t.rows.append([s["experiment"], s["dataset"], s["metric"], s["unit"],
+                       "-" if s["ferry"] is None else fmt(s["ferry"], ".4g"),
+                       "-" if s["redis"] is None else fmt(s["redis"], ".4g"),
+                       "-" if s["ratio"] is None else fmt(s["ratio"], ".3f"), s["target"], s["met"],
+                       str(s["trials"])])
+    t.notes.append("*_redis_file_s: ferry loading redis-server's file, against redis-server loading it")
+    return t
