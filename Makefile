@@ -1,5 +1,7 @@
 # ferry Makefile. Targets: all (build/ferry-server), run, test, unit, clean.
-# Variables: CC (gcc|clang), SANITIZE (e.g. address,undefined), OPT.
+# Variables: CC (gcc|clang), SANITIZE (e.g. address,undefined), OPT,
+# LUA (yes: scripting with Debian's Lua 5.1, cjson and bit; no: a libc-only
+# server whose scripting commands reply with an error).
 
 CC       ?= cc
 OPT      ?= -O2
@@ -21,9 +23,21 @@ ifneq ($(SANITIZE),)
   LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
+# Lua's flags are asked of pkg-config only when a rule needs them (so
+# `make test` can install the packages first)
+LUA      ?= yes
+ifeq ($(LUA),yes)
+  LUA_PKGS    := lua5.1-cjson lua5.1-bitop lua5.1
+  LUA_CFLAGS   = $(shell pkg-config --cflags $(LUA_PKGS))
+  LUA_LIBS     = $(shell pkg-config --libs $(LUA_PKGS))
+  SCRIPT_OFF  := src/script_nolua.c
+else
+  SCRIPT_OFF  := src/script_lua.c
+endif
+
 SRCS      := $(wildcard src/*.c)
-# backend files are #included by event.c, not compiled alone
-SRCS      := $(filter-out src/event_epoll.c src/event_kqueue.c,$(SRCS))
+# backend files are #included by event.c, not compiled alone; one script engine
+SRCS      := $(filter-out src/event_epoll.c src/event_kqueue.c $(SCRIPT_OFF),$(SRCS))
 OBJS      := $(SRCS:src/%.c=$(BUILD)/obj/%.o)
 LIB_OBJS  := $(filter-out $(BUILD)/obj/main.o,$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
@@ -47,34 +61,40 @@ $(NULLSRV): $(NULLSRV_SRCS) $(wildcard bench/null/*.h) | $(BUILD)/obj
 	$(CC) $(CSTD) $(WARN) $(OPT) -g -Ibench/null $(EXTRA_CFLAGS) $(SANFLAGS) -o $@ $(NULLSRV_SRCS) $(LDFLAGS)
 
 $(SERVER): $(OBJS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LUA_LIBS)
 
 $(BUILD)/obj/%.o: src/%.c | $(BUILD)/obj
-	$(CC) $(CFLAGS) $(SRC_WARN) -c -o $@ $<
+	$(CC) $(CFLAGS) $(EXTRA_LUA) $(SRC_WARN) -c -o $@ $<
 
 $(BUILD)/obj $(BUILD)/tests:
 	mkdir -p $@
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)/tests
-	$(CC) $(CFLAGS) -o $@ $< $(LIB_OBJS) $(LDFLAGS) -lcriterion $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(LIB_OBJS) $(LDFLAGS) -lcriterion $(LDLIBS) $(LUA_LIBS)
 
 # ---- fuzzing (clang libFuzzer + ASan/UBSan) ----------------------------------
 FUZZ_SECONDS ?= 30
 FUZZ_CC      ?= clang
 FUZZ_DIR     := build/fuzz
+# the Lua engine alone is compiled with Lua's headers
+$(BUILD)/obj/script_lua.o $(FUZZ_DIR)/obj/script_lua.o: EXTRA_LUA = $(LUA_CFLAGS)
+$(BUILD)/obj/script_lua.o $(FUZZ_DIR)/obj/script_lua.o: | lua-check
+.PHONY: lua-check
+lua-check:
+	@pkg-config --exists $(LUA_PKGS) || { echo "Lua 5.1 with cjson and bit not found: run scripts/install-deps.sh --build (or build with LUA=no)" >&2; exit 1; }
 FUZZ_FLAGS   := $(CSTD) -O1 -g -Iinclude -MMD -MP -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
 FUZZ_SRCS    := $(wildcard fuzz/fuzz_*.c)
 FUZZ_BINS    := $(FUZZ_SRCS:fuzz/%.c=$(FUZZ_DIR)/%)
 FUZZ_OBJS    := $(filter-out $(FUZZ_DIR)/obj/main.o,$(SRCS:src/%.c=$(FUZZ_DIR)/obj/%.o))
 
 $(FUZZ_DIR)/obj/%.o: src/%.c | $(FUZZ_DIR)/obj
-	$(FUZZ_CC) $(FUZZ_FLAGS) -c -o $@ $<
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(EXTRA_LUA) -c -o $@ $<
 
 $(FUZZ_DIR)/obj:
 	mkdir -p $@
 
 $(FUZZ_DIR)/%: fuzz/%.c $(FUZZ_OBJS)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) -lm
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) -lm $(LUA_LIBS)
 
 # Runs every target for FUZZ_SECONDS, starting from (a scratch copy of) its seed corpus.
 fuzz: $(FUZZ_BINS)
@@ -114,7 +134,9 @@ reproduce: deps
 analysis-test:
 	@.venv/bin/python -m pytest -q -p no:cacheprovider analysis/tests
 
-run: $(SERVER)
+run:
+	@scripts/install-deps.sh --build
+	@$(MAKE) --no-print-directory $(SERVER)
 	./$(SERVER) --port 6379
 
 deps:
@@ -123,8 +145,16 @@ deps:
 unit: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t --jobs 2 || exit 1; done
 
-integration: $(SERVER) $(BENCH) $(NULLSRV)
-	@FERRY_SERVER=$(abspath $(SERVER)) .venv/bin/python -m pytest -q -x tests/integration
+# the libc-only build (LUA=no) that test_scripting_nolua.py runs
+NOLUA_SERVER := build/nolua/ferry-server
+ifneq ($(SERVER),$(NOLUA_SERVER))
+$(NOLUA_SERVER): $(SRCS) $(wildcard include/*.h) src/script_nolua.c
+	@$(MAKE) --no-print-directory LUA=no BUILD=build/nolua SANITIZE= $(NOLUA_SERVER)
+endif
+
+integration: $(SERVER) $(BENCH) $(NULLSRV) $(if $(filter yes,$(LUA)),$(NOLUA_SERVER))
+	@FERRY_SERVER=$(abspath $(SERVER)) FERRY_SERVER_NOLUA=$(abspath $(NOLUA_SERVER)) \
+	  .venv/bin/python -m pytest -q -x tests/integration
 
 # The whole suite: plain build, then the same unit and integration tests
 # under ASan/UBSan, then every fuzz corpus replayed input by input, then a

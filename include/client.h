@@ -35,6 +35,8 @@ typedef struct span {
 #define CF_FAKE              0x8000   /* no socket (tests, fuzzing) */
 #define CF_BLOCKED          0x10000   /* waiting in a blocking command (blocking.c) */
 #define CF_PUBSUB           0x20000   /* subscribed to >= 1 channel or pattern (pubsub.c) */
+#define CF_SCRIPT           0x40000   /* runs a script's redis.call commands: never blocks */
+#define CF_SCRIPT_CALLER    0x80000   /* its script is running: not read, not freed until it ends */
 
 struct db;
 struct command;
@@ -108,6 +110,13 @@ size_t client_info_line(client *c, char *buf, size_t cap);
  * output budget (CF_INPUT_DEFERRED); called once per loop iteration before
  * the flush. A client that uses its budget again is deferred again. */
 void clients_process_deferred(void);
+/* Free the clients marked for closing (a script's caller waits for its
+ * script to end). */
+void clients_free_closed(void);
+/* One turn of the event loop from inside a busy script: file events only
+ * (no timers, no blocked clients served, no deferred input), replies
+ * flushed, closed clients freed except the script's caller. */
+void clients_events_while_busy(void);
 
 /* listening/accept */
 int net_listen_all(void);

@@ -56,6 +56,7 @@ typedef struct server {
     struct client *pending_write;   /* singly linked list of clients with staged output */
     struct client *current_client;
     long long latest_fork_usec;     /* how long the last fork() stopped the server (cmd_persist.c) */
+    int script_busy;                /* a script ran past busy-reply-threshold: commands may get -BUSY */
     int loading;                    /* the start-up load runs (cmd_persist.c): commands may get -LOADING */
     int rdb_bgsave_failed;          /* the last background save failed (cmd_persist.c): MISCONF may apply */
     int client_mem_grew;            /* a client's buffers grew since the last eviction check (client_evict.c) */

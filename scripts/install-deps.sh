@@ -7,7 +7,11 @@
 #   - .venv at the repo root with requirements.txt installed, redone only
 #     when the venv is missing/broken or requirements.txt changed.
 # Environment: PYTHON (default: python3 on PATH), SKIP_APT=1 to skip apt.
+# --build: only what building the server needs (make run), no venv.
 set -euo pipefail
+
+BUILD_ONLY=0
+[ "${1:-}" = "--build" ] && BUILD_ONLY=1
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -22,8 +26,12 @@ fi
 PYTHON="${PYTHON:-python3}"
 
 # ---------------------------------------------------------------- apt
-APT_PKGS=(build-essential gcc clang libcriterion-dev redis-server redis-tools
-          llvm libclang-rt-14-dev pkg-config strace valgrind linux-perf prometheus)
+# the server's build: a C compiler, and Lua 5.1 with the cjson and bit
+# libraries Redis's scripts expect (make LUA=no needs none of the three)
+BUILD_PKGS=(build-essential gcc pkg-config liblua5.1-0-dev lua-cjson-dev lua-bitop-dev)
+APT_PKGS=("${BUILD_PKGS[@]}" clang libcriterion-dev redis-server redis-tools
+          llvm libclang-rt-14-dev strace valgrind linux-perf prometheus)
+[ "$BUILD_ONLY" -eq 1 ] && APT_PKGS=("${BUILD_PKGS[@]}")
 # python3-venv only matters when python3 is Debian's and lacks venv/ensurepip
 # (a pyenv python3 has them built in).
 if ! "$PYTHON" -c 'import venv, ensurepip' >/dev/null 2>&1; then
@@ -80,6 +88,8 @@ if [ "${#missing[@]}" -gt 0 ]; then
         *" redis-server "*) stop_redis_service ;;
     esac
 fi
+
+[ "$BUILD_ONLY" -eq 1 ] && exit 0
 
 # ---------------------------------------------------------------- venv
 VENV="$ROOT/.venv"

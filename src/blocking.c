@@ -107,7 +107,7 @@ int blocking_parse_timeout(client *c, span arg, int64_t *deadline_ms) {
     return 1;
 }
 
-int blocking_allowed(const client *c) { return !(c->flags & CF_EXECUTING_EXEC); }
+int blocking_allowed(const client *c) { return !(c->flags & (CF_EXECUTING_EXEC | CF_SCRIPT)); }
 
 size_t blocking_count(void) { return srv.blocked_clients; }
 

@@ -150,6 +150,33 @@ static void defer_input(client *c) {
     srv.deferred_input = c;
 }
 
+/* The clients marked for closing; a script's caller waits for its script. */
+void clients_free_closed(void) {
+    client *keep = NULL;
+    while (srv.close_list) {
+        client *c = srv.close_list;
+        srv.close_list = c->next_close;
+        if (c->flags & CF_SCRIPT_CALLER) {
+            c->next_close = keep;
+            keep = c;
+            continue;
+        }
+        c->flags &= ~CF_CLOSE_ASAP;
+        client_free(c);
+    }
+    srv.close_list = keep;
+}
+
+void clients_events_while_busy(void) {
+    srv.now_ms = ev_now_ms();
+    srv.el->dont_wait = 1;
+    srv.el->no_timers = 1;
+    ev_process(srv.el);
+    srv.el->no_timers = 0;
+    clients_flush_pending();
+    clients_free_closed();
+}
+
 void clients_process_deferred(void) {
     client *list = srv.deferred_input;
     srv.deferred_input = NULL; /* a pass that uses its budget again defers the client anew */
@@ -431,7 +458,7 @@ static void read_failed(client *c, ssize_t n) {
 static void client_readable(evloop *el, int fd, void *data, int mask) {
     client *c = data;
     ssize_t n;
-    if (c->flags & CF_INPUT_DEFERRED) return; /* its next pass comes first (see the top) */
+    if (c->flags & (CF_INPUT_DEFERRED | CF_SCRIPT_CALLER)) return; /* its next pass comes first (see the top) */
     srv.now_ms = ev_now_ms();
     srv.current_client = c;
     if (c->qlen == c->qpos) {

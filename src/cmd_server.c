@@ -98,6 +98,10 @@ static void cmd_shutdown(client *c) {
         reply_error(c, "ERR No shutdown in progress.");
         return;
     }
+    if (srv.script_busy && !nosave) {
+        reply_error(c, "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
+        return;
+    }
     if (persist_shutdown_save(save, nosave) != 0 && !force) {
         reply_error(c, "ERR Errors trying to SHUTDOWN. Check logs.");
         return;

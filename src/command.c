@@ -278,7 +278,7 @@ void command_dispatch_resolved(client *c, command *cmd) {
     /* the common case first: none of the checks below applies (with
      * maxmemory set, every command takes the checked path: eviction first) */
     if (!(c->flags & (CF_REPLY_SKIP_NEXT | CF_REPLY_SKIP | CF_MULTI | CF_PUBSUB)) && (c->flags & CF_AUTHENTICATED) &&
-        cmd && !srv.cfg.maxmemory && !srv.rdb_bgsave_failed && !srv.loading && command_arity_ok(cmd, c->argc)) {
+        cmd && !srv.cfg.maxmemory && !srv.rdb_bgsave_failed && !srv.loading && !srv.script_busy && command_arity_ok(cmd, c->argc)) {
         command_call(c, cmd);
         c->flags &= ~CF_REPLY_SKIP;
         if (blocking_ready_pending) blocking_handle_ready();
@@ -320,6 +320,10 @@ void command_dispatch_resolved(client *c, command *cmd) {
     }
     if (srv.rdb_bgsave_failed && (cmd->flags & CMD_WRITE || cmd->props & PROP_MISCONF_DENIED) && persist_writes_refused()) {
         reject(c, cmd, "MISCONF", ERR_MISCONF);
+        goto done;
+    }
+    if (srv.script_busy && !(cmd->flags & CMD_ALLOW_BUSY)) {
+        reject(c, cmd, "BUSY", "Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
         goto done;
     }
     if (srv.loading && !(cmd->flags & CMD_LOADING)) {

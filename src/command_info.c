@@ -13,7 +13,8 @@ static const struct { uint32_t bit; const char *name; } flag_names[] = {
     {CMD_BLOCKING, "blocking"},   {CMD_LOADING, "loading"},     {CMD_STALE, "stale"},
     {CMD_SKIP_MONITOR, "skip_monitor"}, {CMD_SKIP_SLOWLOG, "skip_slowlog"}, {CMD_FAST, "fast"},
     {CMD_NO_AUTH, "no_auth"},     {CMD_MAY_REPLICATE, "may_replicate"}, {CMD_NO_MULTI, "no_multi"},
-    {CMD_ALLOW_BUSY, "allow_busy"}, {CMD_NO_ASYNC_LOADING, "no_async_loading"}, {CMD_MOVABLE_KEYS, "movablekeys"},
+    {CMD_ALLOW_BUSY, "allow_busy"}, {CMD_NO_ASYNC_LOADING, "no_async_loading"},
+    {CMD_NO_MANDATORY_KEYS, "no_mandatory_keys"}, {CMD_MOVABLE_KEYS, "movablekeys"},
 };
 
 static void reply_flags(client *c, uint32_t flags) {

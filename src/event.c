@@ -194,7 +194,7 @@ int ev_process(evloop *el) {
         if ((f->mask & mask & EV_WRITABLE) && f->wfn && (!done_read || f->wfn != f->rfn))
             f->wfn(el, fd, f->data, mask);
     }
-    run_timers(el);
+    if (!el->no_timers) run_timers(el);
     return n;
 }
 

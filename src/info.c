@@ -32,6 +32,7 @@
 #include "persist.h"
 #include "pubsub.h"
 #include "reply.h"
+#include "script.h"
 #include "server.h"
 #include "zmalloc.h"
 
@@ -241,14 +242,17 @@ static void sec_memory(sbuf *b) {
               bytes_human(h3, sizeof h3, m.peak), ratio((double)m.used * 100, (double)m.peak), m.overhead, m.startup,
               m.dataset, ratio((double)m.dataset * 100, (double)net), m.used, m.used, m.rss, sysmem,
               bytes_human(h4, sizeof h4, sysmem));
+    size_t lua = script_engine_memory(), scripts = scripts_cache_bytes();
+    char h6[32], h7[32], h8[32];
     sb_addf(b,
-              "used_memory_lua:0\r\nused_memory_vm_eval:0\r\nused_memory_lua_human:0B\r\n"
-              "used_memory_scripts_eval:0\r\nnumber_of_cached_scripts:0\r\nnumber_of_functions:0\r\n"
-              "number_of_libraries:0\r\nused_memory_vm_functions:0\r\nused_memory_vm_total:0\r\n"
-              "used_memory_vm_total_human:0B\r\nused_memory_functions:0\r\nused_memory_scripts:0\r\n"
-              "used_memory_scripts_human:0B\r\nmaxmemory:%llu\r\nmaxmemory_human:%s\r\nmaxmemory_policy:%s\r\n",
-              srv.cfg.maxmemory, bytes_human(h5, sizeof h5, srv.cfg.maxmemory),
-              config_maxmemory_policy_name(srv.cfg.maxmemory_policy));
+              "used_memory_lua:%zu\r\nused_memory_vm_eval:%zu\r\nused_memory_lua_human:%s\r\n"
+              "used_memory_scripts_eval:%zu\r\nnumber_of_cached_scripts:%zu\r\nnumber_of_functions:0\r\n"
+              "number_of_libraries:0\r\nused_memory_vm_functions:0\r\nused_memory_vm_total:%zu\r\n"
+              "used_memory_vm_total_human:%s\r\nused_memory_functions:0\r\nused_memory_scripts:%zu\r\n"
+              "used_memory_scripts_human:%s\r\nmaxmemory:%llu\r\nmaxmemory_human:%s\r\nmaxmemory_policy:%s\r\n",
+              lua, lua, bytes_human(h6, sizeof h6, lua), scripts, scripts_cached(), lua,
+              bytes_human(h7, sizeof h7, lua), scripts, bytes_human(h8, sizeof h8, scripts), srv.cfg.maxmemory,
+              bytes_human(h5, sizeof h5, srv.cfg.maxmemory), config_maxmemory_policy_name(srv.cfg.maxmemory_policy));
     sb_addf(b,
               "allocator_frag_ratio:1.00\r\nallocator_frag_bytes:0\r\nallocator_rss_ratio:%.2f\r\n"
               "allocator_rss_bytes:%lld\r\nrss_overhead_ratio:1.00\r\nrss_overhead_bytes:0\r\n"
@@ -488,7 +492,7 @@ void cmd_memory_stats(client *c) {
     kv_int(c, "clients.normal", (long long)m.clients_normal);
     kv_int(c, "cluster.links", 0);
     kv_int(c, "aof.buffer", 0);
-    kv_int(c, "lua.caches", 0);
+    kv_int(c, "lua.caches", (long long)scripts_cache_bytes());
     kv_int(c, "functions.caches", 0);
     for (int i = 0; i < db_count() && i < 64; i++) {
         if (!dict_size(&db_get(i)->keys)) continue;

@@ -118,23 +118,14 @@ static long server_cron(evloop *el, long long id, void *data) {
     return 1000 / (srv.cfg.hz > 0 ? srv.cfg.hz : 10);
 }
 
-static void free_closed_clients(void) {
-    while (srv.close_list) {
-        client *c = srv.close_list;
-        srv.close_list = c->next_close;
-        c->flags &= ~CF_CLOSE_ASAP;
-        client_free(c);
-    }
-}
-
 static void before_sleep(evloop *el) {
     el->busy_poll_us = srv.cfg.busy_poll_us;
     blocking_before_sleep();
     clients_process_deferred();
     clients_evict_for_memory();
-    free_closed_clients();
+    clients_free_closed();
     clients_flush_pending();
-    free_closed_clients();
+    clients_free_closed();
     if (srv.deferred_input) el->dont_wait = 1; /* their next pass is due at once */
     signal_shutdown();
     if (srv.shutdown_asap) ev_stop(el);

@@ -1,0 +1,771 @@
+/* script_lua.c - the Lua 5.1 engine behind EVAL (see script.h).
+ *
+ * One lua_State holds every script, each compiled once from its body
+ * (chunk name "@user_script", so errors read "user_script:LINE: ...", as
+ * Redis 7.0's do) and kept in the registry as "f_<sha>". The libraries are
+ * those Redis loads: base, table, string, math, debug, cjson and bit, with
+ * loadfile/dofile removed and bytecode refused by loadstring and load (a
+ * crafted bytecode chunk can escape Lua's sandbox).
+ *
+ * Globals are read-only for scripts, as in Redis 7: a script's function runs
+ * with a proxy table as its environment whose __index reads the real
+ * globals (and raises "Script attempted to access nonexistent global
+ * variable" for a name that is absent) and whose __newindex raises "Attempt
+ * to modify a readonly table". KEYS and ARGV are set in the real table
+ * before each run.
+ *
+ * redis.call runs a command on a client of the engine's own (no socket; it
+ * may not block) in the database the script has selected, collects the
+ * reply bytes that command staged and turns them into Lua values: the reply
+ * format is the one interface every command already has, so the engine
+ * needs nothing from them. An error reply makes redis.call raise an error
+ * table {err = "CODE message"}; redis.pcall returns that table.
+ *
+ * A script's result becomes the caller's reply by Redis's rules: numbers are
+ * truncated to integers, a table is an array up to its first nil unless it
+ * has an err / ok / double / map / set / big_number field, false is a null.
+ * An error ends the script with "-<message> script: <sha>, on
+ * @user_script:<line>.".
+ *
+ * A long script: every HOOK_INSTRUCTIONS instructions a count hook looks at
+ * the clock. Past busy-reply-threshold the server is "busy": the hook runs
+ * one turn of the event loop each time (clients_events_while_busy), where
+ * other clients get -BUSY for everything but the commands flagged
+ * allow-busy (SCRIPT KILL, SHUTDOWN NOSAVE, ...). SCRIPT KILL stops a
+ * script that has not written (the hook raises an error, and re-raises it
+ * on every line so pcall cannot keep the script alive); one that has
+ * written is UNKILLABLE, as its effects cannot be undone. SHUTDOWN NOSAVE
+ * stops it the same way and the server exits.
+ *
+ * math.random is Redis's: the rand48 generator (48-bit linear congruential),
+ * starting from rand48's default state when the server starts and going on
+ * from run to run (math.randomseed reseeds it), so a server draws the same
+ * sequence as redis-server given the same calls.
+ */
+#include "script.h"
+#include "command.h"
+#include "config.h"
+#include "db.h"
+#include "event.h"
+#include "evict.h"
+#include "reply.h"
+#include "server.h"
+#include "sha1.h"
+#include "util.h"
+#include "zmalloc.h"
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+#include <lua-bitop.h>
+#include <lua-cjson.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHUNK_NAME "@user_script"
+#define REPLY_DEPTH_MAX 1000        /* nesting of a script's result or a command's reply */
+#define RAND48_MAX 0x7fffffff
+#define HOOK_INSTRUCTIONS 100000
+#define ERR_KILLED "ERR Script killed by user with SCRIPT KILL..."
+
+static struct script_state {
+    lua_State *L;
+    client *fake;               /* the client redis.call runs commands on */
+    client *caller;             /* whose script runs, NULL between runs */
+    const char *sha;
+    int ro;                     /* EVAL_RO: writes are refused */
+    int resp;                   /* redis.setresp */
+    int wrote;                  /* it ran a write command: SCRIPT KILL cannot stop it */
+    int kill;                   /* SCRIPT KILL (or SHUTDOWN NOSAVE) asked it to stop */
+    int64_t start_ms;
+    long long busy_ms;          /* busy-reply-threshold in force when it started */
+    uint64_t rand48;
+} ss = {.rand48 = 0x1234abcd330eULL}; /* rand48's state before any seeding */
+
+int script_engine_available(void) { return 1; }
+
+/* ---- math.random as Redis draws it ------------------------------------- */
+
+static void rand48_seed(int32_t seed) { ss.rand48 = ((uint64_t)(uint32_t)seed << 16) | 0x330e; }
+
+static int32_t rand48_next(void) {
+    ss.rand48 = (ss.rand48 * 0x5deece66dULL + 0xb) & ((1ULL << 48) - 1);
+    return (int32_t)(ss.rand48 >> 17);
+}
+
+static int l_math_random(lua_State *L) {
+    lua_Number r = (lua_Number)(rand48_next() % RAND48_MAX) / (lua_Number)RAND48_MAX;
+    switch (lua_gettop(L)) {
+    case 0: lua_pushnumber(L, r); return 1;
+    case 1: {
+        int u = luaL_checkint(L, 1);
+        luaL_argcheck(L, 1 <= u, 1, "interval is empty");
+        lua_pushnumber(L, floor(r * u) + 1);
+        return 1;
+    }
+    case 2: {
+        int l = luaL_checkint(L, 1), u = luaL_checkint(L, 2);
+        luaL_argcheck(L, l <= u, 2, "interval is empty");
+        lua_pushnumber(L, floor(r * (u - l + 1)) + l);
+        return 1;
+    }
+    default: return luaL_error(L, "wrong number of arguments");
+    }
+}
+
+static int l_math_randomseed(lua_State *L) {
+    rand48_seed((int32_t)luaL_checkint(L, 1));
+    return 0;
+}
+
+/* ---- command replies -> Lua values --------------------------------------- */
+
+/* A line's end (the CR of CRLF) in [p, end), or NULL. */
+static const char *line_end(const char *p, const char *end) {
+    const char *cr = memchr(p, '\r', (size_t)(end - p));
+    return cr && cr + 1 < end ? cr : NULL;
+}
+
+static void push_field_table(lua_State *L, const char *field, const char *p, size_t n) {
+    lua_newtable(L);
+    lua_pushlstring(L, p, n);
+    lua_setfield(L, -2, field);
+}
+
+/* Pushes the reply at p as a Lua value; returns the byte after it (the
+ * replies come from our own commands: well formed, bounded by end). */
+static const char *push_reply(lua_State *L, const char *p, const char *end, int depth);
+
+static const char *push_aggregate(lua_State *L, char t, long long n, const char *p, const char *end, int depth) {
+    lua_newtable(L);
+    if (t == '*') {
+        for (long long i = 1; i <= n; i++) {
+            p = push_reply(L, p, end, depth + 1);
+            lua_rawseti(L, -2, (int)i);
+        }
+        return p;
+    }
+    lua_newtable(L); /* map or set contents */
+    for (long long i = 0; i < n; i++) {
+        p = push_reply(L, p, end, depth + 1);
+        if (t == '%') p = push_reply(L, p, end, depth + 1);
+        else lua_pushboolean(L, 1);
+        lua_settable(L, -3);
+    }
+    lua_setfield(L, -2, t == '%' ? "map" : "set");
+    return p;
+}
+
+static const char *push_reply(lua_State *L, const char *p, const char *end, int depth) {
+    const char *e = line_end(p, end);
+    if (!e || depth > REPLY_DEPTH_MAX || !lua_checkstack(L, 4)) {
+        lua_pushnil(L);
+        return end;
+    }
+    const char *body = p + 1, *next = e + 2;
+    size_t blen = (size_t)(e - body);
+    long long n = 0;
+    switch (*p) {
+    case '+': push_field_table(L, "ok", body, blen); return next;
+    case '-': push_field_table(L, "err", body, blen); return next;
+    case ':': lua_pushnumber(L, (lua_Number)strtoll(body, NULL, 10)); return next;
+    case '_': lua_pushnil(L); return next;
+    case '#': lua_pushboolean(L, *body == 't'); return next;
+    case ',': lua_newtable(L); lua_pushnumber(L, strtod(body, NULL)); lua_setfield(L, -2, "double"); return next;
+    case '(': push_field_table(L, "big_number", body, blen); return next;
+    case '$': case '=':
+        n = strtoll(body, NULL, 10);
+        if (n < 0) {
+            lua_pushboolean(L, 0);
+            return next;
+        }
+        if (*p == '=' && n >= 4) {
+            lua_newtable(L);
+            push_field_table(L, "string", next + 4, (size_t)n - 4);
+            lua_pushlstring(L, next, 3);
+            lua_setfield(L, -2, "format");
+            lua_setfield(L, -2, "verbatim_string");
+        } else {
+            lua_pushlstring(L, next, (size_t)n);
+        }
+        return next + n + 2;
+    case '*': case '%': case '~': case '>':
+        n = strtoll(body, NULL, 10);
+        if (n < 0) {
+            lua_pushboolean(L, 0);
+            return next;
+        }
+        return push_aggregate(L, *p == '>' ? '*' : *p, n, next, end, depth);
+    default: lua_pushnil(L); return end;
+    }
+}
+
+/* ---- redis.call / redis.pcall -------------------------------------------- */
+
+/* Raise {err = msg} (msg "CODE text"). */
+static int raise_err(lua_State *L, const char *msg) {
+    lua_newtable(L);
+    lua_pushstring(L, msg);
+    lua_setfield(L, -2, "err");
+    return lua_error(L);
+}
+
+/* A command's error reply for pcall, or raised for call. */
+static int call_error(lua_State *L, int raise, const char *msg) {
+    if (raise) return raise_err(L, msg);
+    lua_newtable(L);
+    lua_pushstring(L, msg);
+    lua_setfield(L, -2, "err");
+    return 1;
+}
+
+/* The arguments on the stack as the fake client's argv (numbers become
+ * their %.17g text in place, as Redis formats them). NULL on a bad type. */
+static const char *set_argv(lua_State *L, client *f, int argc) {
+    if ((size_t)argc > f->argv_cap) {
+        f->argv = zrealloc(f->argv, sizeof(span) * (size_t)argc);
+        f->argv_cap = (size_t)argc;
+    }
+    for (int i = 1; i <= argc; i++) {
+        int t = lua_type(L, i);
+        if (t == LUA_TNUMBER) {
+            char buf[64];
+            snprintf(buf, sizeof buf, "%.17g", (double)lua_tonumber(L, i));
+            lua_pushstring(L, buf);
+            lua_replace(L, i);
+        } else if (t != LUA_TSTRING) {
+            return "ERR Lua redis lib command arguments must be strings or integers";
+        }
+        size_t len;
+        const char *s = lua_tolstring(L, i, &len);
+        f->argv[i - 1] = (span){s, len};
+    }
+    f->argc = argc;
+    return NULL;
+}
+
+/* Why cmd may not run from this script, or NULL. */
+static const char *refusal(client *f, command *cmd) {
+    if (!cmd) return "ERR Unknown Redis command called from script";
+    if (!command_arity_ok(cmd, f->argc)) return "ERR Wrong number of args calling Redis command from script";
+    if (cmd->flags & CMD_NOSCRIPT) return "ERR This Redis command is not allowed from script";
+    if ((cmd->flags & CMD_WRITE) && ss.ro) return "ERR Write commands are not allowed from read-only scripts.";
+    if (srv.cfg.maxmemory && (cmd->flags & CMD_DENYOOM) && evict_refuses_command(f, cmd))
+        return "OOM command not allowed when used memory > 'maxmemory'.";
+    return NULL;
+}
+
+/* The reply the fake client staged, as one contiguous buffer (caller frees). */
+static char *take_reply(client *f, size_t *len) {
+    struct iovec iov[2];
+    int n = ring_iov(&f->out, iov);
+    size_t total = 0;
+    for (int i = 0; i < n; i++) total += iov[i].iov_len;
+    char *buf = zmalloc(total + 1);
+    size_t off = 0;
+    for (int i = 0; i < n; i++) {
+        memcpy(buf + off, iov[i].iov_base, iov[i].iov_len);
+        off += iov[i].iov_len;
+    }
+    ring_consume(&f->out, total);
+    *len = total;
+    return buf;
+}
+
+static int redis_call(lua_State *L, int raise) {
+    int argc = lua_gettop(L);
+    if (argc == 0) return call_error(L, raise, "ERR Please specify at least one argument for this redis lib call");
+    client *f = ss.fake;
+    const char *why = set_argv(L, f, argc);
+    command *cmd = why ? NULL : command_lookup(f->argv, f->argc);
+    if (!why) why = refusal(f, cmd);
+    if (why) return call_error(L, raise, why);
+    f->resp = ss.resp;
+    if (cmd->flags & CMD_WRITE) ss.wrote = 1;
+    command_call(f, cmd);
+    size_t len;
+    char *reply = take_reply(f, &len);
+    lua_settop(L, 0);
+    int is_err = len && reply[0] == '-';
+    if (len == 0) lua_pushnil(L);
+    else push_reply(L, reply, reply + len, 0);
+    zfree(reply);
+    if (raise && is_err) return lua_error(L); /* the {err = ...} table just pushed */
+    return 1;
+}
+
+static int l_call(lua_State *L) { return redis_call(L, 1); }
+static int l_pcall(lua_State *L) { return redis_call(L, 0); }
+
+/* ---- the rest of the redis table ------------------------------------------ */
+
+/* redis.error_reply / status_reply: {err = s} / {ok = s} ("-" dropped). */
+static int bad_reply_args(lua_State *L) {
+    push_field_table(L, "err", "ERR wrong number or type of arguments", 37);
+    return 1;
+}
+
+static int l_error_reply(lua_State *L) {
+    size_t n;
+    if (lua_gettop(L) != 1 || lua_type(L, 1) != LUA_TSTRING) return bad_reply_args(L);
+    const char *s = lua_tolstring(L, 1, &n);
+    if (n && s[0] == '-') s++, n--;
+    push_field_table(L, "err", s, n);
+    return 1;
+}
+
+static int l_status_reply(lua_State *L) {
+    size_t n;
+    if (lua_gettop(L) != 1 || lua_type(L, 1) != LUA_TSTRING) return bad_reply_args(L);
+    const char *s = lua_tolstring(L, 1, &n);
+    push_field_table(L, "ok", s, n);
+    return 1;
+}
+
+static int l_sha1hex(lua_State *L) {
+    if (lua_gettop(L) != 1) return raise_err(L, "ERR wrong number of arguments");
+    size_t n;
+    const char *s = lua_tolstring(L, 1, &n);
+    char hex[SHA1_HEX_LEN + 1];
+    sha1_hex(s ? s : "", s ? n : 0, hex);
+    lua_pushstring(L, hex);
+    return 1;
+}
+
+static int l_log(lua_State *L) {
+    int argc = lua_gettop(L);
+    if (argc < 2) return raise_err(L, "ERR redis.log() requires two arguments or more.");
+    if (!lua_isnumber(L, 1)) return raise_err(L, "ERR First argument must be a number (log level).");
+    int level = (int)lua_tonumber(L, 1);
+    if (level < LOG_DEBUG_ || level > LOG_WARNING_) return raise_err(L, "ERR Invalid debug level.");
+    char msg[1024];
+    size_t off = 0;
+    for (int i = 2; i <= argc && off < sizeof msg - 1; i++) {
+        size_t n;
+        const char *s = lua_tolstring(L, i, &n);
+        if (!s) continue;
+        int w = snprintf(msg + off, sizeof msg - off, "%s%.*s", i > 2 ? " " : "", (int)n, s);
+        if (w > 0) off += (size_t)w;
+    }
+    if (off >= sizeof msg) off = sizeof msg - 1;
+    msg[off] = '\0';
+    server_log(level, "%s", msg);
+    return 0;
+}
+
+static int l_setresp(lua_State *L) {
+    if (lua_gettop(L) != 1) return raise_err(L, "ERR redis.setresp() requires one argument.");
+    int v = (int)lua_tonumber(L, 1);
+    if (v != 2 && v != 3) return raise_err(L, "ERR RESP version must be 2 or 3.");
+    ss.resp = v;
+    return 0;
+}
+
+static int l_noop(lua_State *L) {
+    (void)L;
+    return 0;
+}
+
+static int l_true(lua_State *L) {
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static void set_int(lua_State *L, const char *name, int v) {
+    lua_pushnumber(L, v);
+    lua_setfield(L, -2, name);
+}
+
+static void open_redis_table(lua_State *L) {
+    static const luaL_Reg fns[] = {
+        {"call", l_call}, {"pcall", l_pcall}, {"error_reply", l_error_reply}, {"status_reply", l_status_reply},
+        {"sha1hex", l_sha1hex}, {"log", l_log}, {"setresp", l_setresp}, {"set_repl", l_noop},
+        {"replicate_commands", l_true}, {"breakpoint", l_noop}, {"debug", l_noop}, {NULL, NULL},
+    };
+    lua_newtable(L);
+    for (const luaL_Reg *r = fns; r->name; r++) {
+        lua_pushcfunction(L, r->func);
+        lua_setfield(L, -2, r->name);
+    }
+    set_int(L, "LOG_DEBUG", LOG_DEBUG_);
+    set_int(L, "LOG_VERBOSE", LOG_VERBOSE_);
+    set_int(L, "LOG_NOTICE", LOG_NOTICE_);
+    set_int(L, "LOG_WARNING", LOG_WARNING_);
+    set_int(L, "REPL_NONE", 0);
+    set_int(L, "REPL_AOF", 1);
+    set_int(L, "REPL_SLAVE", 2);
+    set_int(L, "REPL_REPLICA", 2);
+    set_int(L, "REPL_ALL", 3);
+    lua_pushstring(L, FERRY_VERSION);
+    lua_setfield(L, -2, "REDIS_VERSION");
+    int maj = 0, min = 0, pat = 0;
+    sscanf(FERRY_VERSION, "%d.%d.%d", &maj, &min, &pat);
+    set_int(L, "REDIS_VERSION_NUM", (maj << 16) | (min << 8) | pat);
+    lua_setglobal(L, "redis");
+}
+
+/* ---- the state: libraries, sandbox, read-only globals ------------------------ */
+
+/* Open a library; one that only returns its table (cjson) is made the
+ * global `name` too. */
+static void open_lib(lua_State *L, const char *name, lua_CFunction fn) {
+    lua_pushcfunction(L, fn);
+    lua_pushstring(L, name);
+    lua_call(L, 1, 1);
+    if (*name && lua_istable(L, -1)) {
+        lua_getglobal(L, name);
+        int missing = lua_isnil(L, -1);
+        lua_pop(L, 1);
+        if (missing) {
+            lua_pushvalue(L, -1);
+            lua_setglobal(L, name);
+        }
+    }
+    lua_pop(L, 1);
+}
+
+/* Lua source run once in a new state: loadstring and load refuse bytecode. */
+static const char sandbox_src[] =
+    "local ls, ld = loadstring, load\n"
+    "loadstring = function(s, name)\n"
+    "  if type(s) == 'string' and s:byte(1) == 27 then return nil, 'bytecode is not allowed' end\n"
+    "  return ls(s, name)\n"
+    "end\n"
+    "load = function(f, name)\n"
+    "  local parts = {}\n"
+    "  while true do local p = f(); if p == nil or p == '' then break end; parts[#parts + 1] = p end\n"
+    "  return loadstring(table.concat(parts), name)\n"
+    "end\n";
+
+static int env_index(lua_State *L) {
+    lua_pushvalue(L, 2);
+    lua_rawget(L, LUA_GLOBALSINDEX);
+    if (!lua_isnil(L, -1)) return 1;
+    return luaL_error(L, "Script attempted to access nonexistent global variable '%s'", lua_tostring(L, 2));
+}
+
+static int env_newindex(lua_State *L) { return luaL_error(L, "Attempt to modify a readonly table"); }
+
+/* The proxy environment of every script, kept in the registry. */
+static void make_env(lua_State *L) {
+    lua_newtable(L);
+    lua_newtable(L);
+    lua_pushcfunction(L, env_index);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, env_newindex);
+    lua_setfield(L, -2, "__newindex");
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
+    lua_setmetatable(L, -2);
+    lua_setfield(L, LUA_REGISTRYINDEX, "ferry_env");
+}
+
+static lua_State *new_state(void) {
+    lua_State *L = luaL_newstate();
+    if (!L) return NULL;
+    open_lib(L, "", luaopen_base);
+    open_lib(L, LUA_TABLIBNAME, luaopen_table);
+    open_lib(L, LUA_STRLIBNAME, luaopen_string);
+    open_lib(L, LUA_MATHLIBNAME, luaopen_math);
+    open_lib(L, LUA_DBLIBNAME, luaopen_debug);
+    open_lib(L, "cjson", luaopen_cjson);
+    open_lib(L, "bit", luaopen_bit);
+    /* what Redis 7.0 leaves out of a script's globals (file access, the
+     * environment functions the sandbox relies on, debug, print) */
+    static const char *const removed[] = {"loadfile", "dofile", "print", "setfenv", "getfenv", "newproxy",
+                                          "debug", NULL};
+    for (int i = 0; removed[i]; i++) {
+        lua_pushnil(L);
+        lua_setglobal(L, removed[i]);
+    }
+    lua_getglobal(L, "math");
+    lua_pushcfunction(L, l_math_random);
+    lua_setfield(L, -2, "random");
+    lua_pushcfunction(L, l_math_randomseed);
+    lua_setfield(L, -2, "randomseed");
+    lua_pop(L, 1);
+    open_redis_table(L);
+    if (luaL_loadbuffer(L, sandbox_src, sizeof sandbox_src - 1, "=sandbox") || lua_pcall(L, 0, 0, 0)) {
+        lua_close(L);
+        return NULL;
+    }
+    make_env(L);
+    return L;
+}
+
+static int ensure_state(void) {
+    if (ss.L) return 0;
+    ss.L = new_state();
+    if (!ss.L) return -1;
+    if (!ss.fake) {
+        ss.fake = client_create(-1);
+        ss.fake->flags |= CF_SCRIPT | CF_AUTHENTICATED;
+    }
+    ss.resp = 2;
+    return 0;
+}
+
+void script_engine_reset(void) {
+    if (ss.L) lua_close(ss.L);
+    ss.L = NULL;
+}
+
+size_t script_engine_memory(void) {
+    if (ensure_state() != 0) return 0;
+    return (size_t)lua_gc(ss.L, LUA_GCCOUNT, 0) * 1024 + (size_t)lua_gc(ss.L, LUA_GCCOUNTB, 0);
+}
+
+/* ---- busy scripts ------------------------------------------------------------- */
+
+static void busy_hook(lua_State *L, lua_Debug *ar) {
+    (void)ar;
+    int64_t now = ev_mono_us() / 1000;
+    if (!srv.script_busy && now - ss.start_ms >= ss.busy_ms) {
+        server_log(LOG_WARNING_, "Slow script detected: still in execution after %lld milliseconds. You can try "
+                   "killing the script using the SCRIPT KILL command. Script name is: %s.",
+                   (long long)(now - ss.start_ms), ss.sha);
+        srv.script_busy = 1;
+    }
+    if (srv.script_busy && srv.el) clients_events_while_busy();
+    else if (srv.script_busy) ss.kill = 1; /* no event loop (fuzzing, tests): nobody could send SCRIPT KILL */
+    if (srv.shutdown_asap) ss.kill = 1;
+    if (!ss.kill) return;
+    lua_sethook(L, busy_hook, LUA_MASKLINE, 0); /* raised again at every line: pcall cannot swallow it */
+    server_log(LOG_WARNING_, "Lua script killed by user with SCRIPT KILL.");
+    raise_err(L, ERR_KILLED);
+}
+
+int script_kill(void) {
+    if (!srv.script_busy || !ss.caller) return -1;
+    if (ss.wrote) return -2;
+    ss.kill = 1;
+    return 0;
+}
+
+/* ---- define and run -------------------------------------------------------- */
+
+static void fn_name(char *buf, size_t cap, const char *sha) { snprintf(buf, cap, "f_%s", sha); }
+
+int script_define(const char *sha, const char *body, size_t len, char *err, size_t errlen) {
+    if (ensure_state() != 0) {
+        snprintf(err, errlen, "ERR Failed to create the Lua state");
+        return -1;
+    }
+    lua_State *L = ss.L;
+    if (luaL_loadbuffer(L, body, len, CHUNK_NAME)) {
+        snprintf(err, errlen, "ERR Error compiling script (new function): %s", lua_tostring(L, -1));
+        lua_pop(L, 1);
+        return -1;
+    }
+    lua_getfield(L, LUA_REGISTRYINDEX, "ferry_env");
+    lua_setfenv(L, -2);
+    char name[64];
+    fn_name(name, sizeof name, sha);
+    lua_setfield(L, LUA_REGISTRYINDEX, name);
+    return 0;
+}
+
+static void set_array_global(lua_State *L, const char *name, const span *v, int n) {
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        lua_pushlstring(L, v[i].p, v[i].len);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setglobal(L, name);
+}
+
+/* Message handler: the error as {err = "CODE text", line = N} with the line
+ * of the innermost frame of the script itself. */
+static int error_handler(lua_State *L) {
+    lua_Debug ar;
+    int line = -1;
+    for (int lvl = 1; lua_getstack(L, lvl, &ar); lvl++) {
+        lua_getinfo(L, "Sl", &ar);
+        if (ar.currentline >= 0 && strcmp(ar.source, CHUNK_NAME) == 0) {
+            line = ar.currentline;
+            break;
+        }
+    }
+    lua_newtable(L);
+    if (lua_istable(L, 1)) {
+        lua_getfield(L, 1, "err");
+    } else {
+        lua_pushfstring(L, "ERR %s", lua_tostring(L, 1) ? lua_tostring(L, 1) : "unknown error");
+    }
+    lua_setfield(L, -2, "err");
+    lua_pushnumber(L, line);
+    lua_setfield(L, -2, "line");
+    return 1;
+}
+
+/* Lua value at idx -> c's reply, by Redis's rules. */
+static void reply_value(client *c, lua_State *L, int idx, int depth);
+
+static int reply_special_table(client *c, lua_State *L, int idx) {
+    static const char *const fields[] = {"err", "ok", "double", "big_number", NULL};
+    for (int i = 0; fields[i]; i++) {
+        lua_getfield(L, idx, fields[i]);
+        int t = lua_type(L, -1);
+        if ((i < 2 && t == LUA_TSTRING) || (i == 2 && t == LUA_TNUMBER) || (i == 3 && t == LUA_TSTRING)) {
+            size_t n;
+            const char *s = lua_tolstring(L, -1, &n);
+            if (i == 0) {
+                reply_error(c, s); /* as given: Redis adds no code ({err = "bad"} is "-bad") */
+            } else if (i == 1) {
+                reply_status(c, s);
+            } else if (i == 2) {
+                reply_double(c, lua_tonumber(L, -1));
+            } else if (c->resp == 3) { /* big number */
+                reply_raw(c, "(", 1);
+                reply_raw(c, s, n);
+                reply_raw(c, "\r\n", 2);
+            } else {
+                reply_bulk(c, s, n);
+            }
+            lua_pop(L, 1);
+            return 1;
+        }
+        lua_pop(L, 1);
+    }
+    return 0;
+}
+
+/* {verbatim_string = {format = "txt", string = "..."}} */
+static int reply_verbatim_table(client *c, lua_State *L, int idx) {
+    lua_getfield(L, idx, "verbatim_string");
+    if (!lua_istable(L, -1)) {
+        lua_pop(L, 1);
+        return 0;
+    }
+    lua_getfield(L, -1, "format");
+    lua_getfield(L, -2, "string");
+    size_t n = 0, fl = 0;
+    const char *s = lua_tolstring(L, -1, &n), *f = lua_tolstring(L, -2, &fl);
+    if (s && f && fl == 3) reply_verbatim(c, s, n, f);
+    else reply_bulk(c, s ? s : "", s ? n : 0);
+    lua_pop(L, 3);
+    return 1;
+}
+
+static int reply_map_or_set(client *c, lua_State *L, int idx, int depth) {
+    for (int set = 0; set < 2; set++) {
+        lua_getfield(L, idx, set ? "set" : "map");
+        if (!lua_istable(L, -1)) {
+            lua_pop(L, 1);
+            continue;
+        }
+        int t = lua_gettop(L);
+        long n = 0;
+        lua_pushnil(L);
+        while (lua_next(L, t)) n++, lua_pop(L, 1);
+        if (set) reply_set(c, n);
+        else reply_map(c, n);
+        lua_pushnil(L);
+        while (lua_next(L, t)) {
+            reply_value(c, L, -2, depth + 1);
+            if (!set) reply_value(c, L, -1, depth + 1);
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+        return 1;
+    }
+    return 0;
+}
+
+static void reply_value(client *c, lua_State *L, int idx, int depth) {
+    if (idx < 0) idx = lua_gettop(L) + idx + 1;
+    if (depth > REPLY_DEPTH_MAX || !lua_checkstack(L, 8)) {
+        reply_error(c, "ERR reached lua stack limit");
+        return;
+    }
+    switch (lua_type(L, idx)) {
+    case LUA_TSTRING: {
+        size_t n;
+        const char *s = lua_tolstring(L, idx, &n);
+        reply_bulk(c, s, n);
+        return;
+    }
+    case LUA_TBOOLEAN:
+        if (ss.resp == 3) reply_bool(c, lua_toboolean(L, idx));
+        else if (lua_toboolean(L, idx)) reply_int(c, 1);
+        else reply_null(c);
+        return;
+    case LUA_TNUMBER: reply_int(c, (long long)lua_tonumber(L, idx)); return;
+    case LUA_TTABLE: break;
+    default: reply_null(c); return;
+    }
+    if (reply_special_table(c, L, idx) || reply_verbatim_table(c, L, idx) || reply_map_or_set(c, L, idx, depth))
+        return;
+    long n = 0;
+    for (;; n++) {
+        lua_rawgeti(L, idx, (int)n + 1);
+        int nil = lua_isnil(L, -1);
+        lua_pop(L, 1);
+        if (nil) break;
+    }
+    reply_array(c, n);
+    for (long j = 1; j <= n; j++) {
+        lua_rawgeti(L, idx, (int)j);
+        reply_value(c, L, -1, depth + 1);
+        lua_pop(L, 1);
+    }
+}
+
+/* The reply for an error that ended the script (the handler's table on top). */
+static void reply_script_error(client *c, lua_State *L) {
+    lua_getfield(L, -1, "err");
+    lua_getfield(L, -2, "line");
+    const char *msg = lua_tostring(L, -2);
+    int line = (int)lua_tonumber(L, -1);
+    char lbuf[16];
+    snprintf(lbuf, sizeof lbuf, "%d", line);
+    reply_errorf(c, "%s script: %s, on %s:%s.", msg ? msg : "ERR unknown error", ss.sha, CHUNK_NAME,
+                 line >= 0 ? lbuf : "?");
+    lua_pop(L, 2);
+}
+
+void script_run(client *c, const char *sha, const span *keys, int nkeys, const span *args, int nargs, int ro) {
+    if (ensure_state() != 0) {
+        reply_error(c, "ERR Failed to create the Lua state");
+        return;
+    }
+    lua_State *L = ss.L;
+    lua_settop(L, 0);
+    set_array_global(L, "KEYS", keys, nkeys);
+    set_array_global(L, "ARGV", args, nargs);
+    lua_pushcfunction(L, error_handler);
+    char name[64];
+    fn_name(name, sizeof name, sha);
+    lua_getfield(L, LUA_REGISTRYINDEX, name);
+    ss.caller = c;
+    ss.sha = sha;
+    ss.ro = ro;
+    ss.resp = 2;
+    ss.wrote = ss.kill = 0;
+    ss.start_ms = ev_mono_us() / 1000;
+    char *limit = config_get_by_name(&srv.cfg, "busy-reply-threshold");
+    ss.busy_ms = limit ? atoll(limit) : 5000;
+    zfree(limit);
+    lua_sethook(L, busy_hook, LUA_MASKCOUNT, HOOK_INSTRUCTIONS);
+    c->flags |= CF_SCRIPT_CALLER;
+    ss.fake->db = c->db;
+    ss.fake->flags |= CF_PENDING_WRITE; /* its replies are read back, never sent */
+    int rc = lua_pcall(L, 0, 1, 1);
+    ss.fake->flags &= ~CF_PENDING_WRITE;
+    if (rc == 0) reply_value(c, L, -1, 0);
+    else if (lua_istable(L, -1)) reply_script_error(c, L);
+    else reply_error(c, "ERR out of memory running the script");
+    c->flags &= ~CF_SCRIPT_CALLER;
+    ss.caller = NULL;
+    if (srv.script_busy) {
+        srv.script_busy = 0;
+        server_log(LOG_WARNING_, "Script %s ended after %lld milliseconds.", sha,
+                   (long long)(ev_mono_us() / 1000 - ss.start_ms));
+    }
+    lua_sethook(L, NULL, 0, 0);
+    lua_settop(L, 0);
+    lua_gc(L, LUA_GCSTEP, 1);
+}

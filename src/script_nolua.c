@@ -1,0 +1,23 @@
+/* script_nolua.c - the engine of a server built with `make LUA=no` (see
+ * script.h): libc only, no Lua. The scripting commands exist (so COMMAND
+ * lists them and clients get a clear answer) and reply with an error. */
+#include "script.h"
+#include "reply.h"
+
+int script_engine_available(void) { return 0; }
+
+int script_define(const char *sha, const char *body, size_t len, char *err, size_t errlen) {
+    (void)sha, (void)body, (void)len, (void)err, (void)errlen;
+    return -1;
+}
+
+void script_run(client *c, const char *sha, const span *keys, int nkeys, const span *args, int nargs, int ro) {
+    (void)sha, (void)keys, (void)nkeys, (void)args, (void)nargs, (void)ro;
+    reply_error(c, "ERR scripting is not available: this ferry-server was built without Lua (make LUA=no)");
+}
+
+int script_kill(void) { return -1; }
+
+void script_engine_reset(void) {}
+
+size_t script_engine_memory(void) { return 0; }

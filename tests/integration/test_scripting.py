@@ -1,0 +1,281 @@
+"""Lua scripting (issue 13): EVAL, EVALSHA, their _RO forms and SCRIPT, on
+ferry and on redis-server 7.0 in lockstep, reply bytes compared (diffkit).
+
+The cases walk the rules clients depend on: the conversions both ways
+(numbers truncated, tables cut at the first nil, err/ok tables, booleans,
+nested replies, RESP3 after redis.setresp(3)), redis.call / redis.pcall and
+their errors with Redis's texts and "script: <sha>, on @user_script:N."
+suffix, read-only globals, the sandbox (no os, io, print, loadfile;
+bytecode refused), NOSCRIPT, EVAL_RO refusing writes, noscript commands,
+blocking commands that do not block, SELECT inside a script, math.random's
+sequence, cjson and bit, scripts inside MULTI and WATCH. Then redis-py's
+Lock and register_script against ferry.
+"""
+from __future__ import annotations
+
+import hashlib
+import time
+
+import pytest
+import redis as redispy
+
+from conftest import start_server
+from diffkit import cmd, format_report, hello, run_steps
+
+
+def ev(script, *keys_and_args, nkeys=None):
+    """EVAL script nkeys args... (nkeys defaults to all of them)."""
+    n = len(keys_and_args) if nkeys is None else nkeys
+    return ["EVAL", script, str(n), *keys_and_args]
+
+
+def sha(body):
+    return hashlib.sha1(body.encode()).hexdigest()
+
+
+CASES = {
+    "lua_to_resp": [
+        ev("return 'hello'"), ev("return ''"), ev("return 42"), ev("return 3.99"), ev("return -3.99"),
+        ev("return 1e20"), ev("return true"), ev("return false"), ev("return nil"), ev("return {}"),
+        ev("return {1, 'two', {3, {4}}, false, 5}"), ev("return {1, 2, nil, 4}"),
+        ev("local t = {}; t[1] = 'a'; t[3] = 'c'; return t"), ev("return {a = 1, b = 2}"),
+        ev("return {err = 'My error'}"), ev("return {err = 'X'}, 1"), ev("return {ok = 'FINE'}"),
+        ev("return redis.error_reply('ERR custom')"), ev("return redis.error_reply('-CODE with dash')"),
+        ev("return redis.status_reply('STATUS')"), ev("return {double = 3.5}"), ev("return {1, {err = 'in'}, 3}"),
+        ev("return 'bin\\0ary'"), ev("return {KEYS[1], ARGV[1], #KEYS, #ARGV}", "k1", "a1", "a2", nkeys=1),
+    ],
+    "resp_to_lua": [
+        ["SET", "s", "v"], ["RPUSH", "l", "a", "b", "c"], ["HSET", "h", "f", "v"],
+        ev("return redis.call('get', 's')"), ev("return redis.call('get', 'nosuch')"),
+        ev("return type(redis.call('get', 'nosuch'))"), ev("return redis.call('lrange', 'l', 0, -1)"),
+        ev("return redis.call('ping')"), ev("return redis.call('ping')['ok']"), ev("return redis.call('incr', 'n')"),
+        ev("return type(redis.call('incr', 'n'))"), ev("return redis.call('hgetall', 'h')"),
+        ev("return redis.call('set', 'x', 1.5)"), ev("return redis.call('get', 'x')"),
+        ev("return redis.call('set', 'x', 0.1)"), ev("return redis.call('get', 'x')"),
+        ev("return redis.call('set', 'x', 100)"), ev("return redis.call('get', 'x')"),
+        ev("return redis.call('lpop', 'nolist')"), ev("return redis.call('exists', 's', 'nosuch', 'l')"),
+    ],
+    "resp3": [
+        ["HSET", "h", "f", "v"], ["SADD", "st", "m"], ["ZADD", "z", "1.5", "m"],
+        ev("redis.setresp(3); return redis.call('hgetall', 'h')"),
+        ev("redis.setresp(3); local r = redis.call('hgetall', 'h'); return r['map']['f']"),
+        ev("redis.setresp(3); return redis.call('smembers', 'st')"),
+        ev("redis.setresp(3); return redis.call('zscore', 'z', 'm')"),
+        ev("redis.setresp(3); return type(redis.call('get', 'nosuch'))"),
+        ev("redis.setresp(3); return {map = {a = 1}}"), ev("redis.setresp(3); return {set = {a = true}}"),
+        ev("redis.setresp(3); return true"), ev("redis.setresp(3); return false"),
+        ev("redis.setresp(3); return {double = 1.5}"), ev("return {set = {a = true, b = true}}"),
+        ev("return {big_number = '123'}"), ev("return {verbatim_string = {format = 'txt', string = 'abc'}}"),
+        hello("HELLO", "3"), ev("return {map = {a = 1}}"), ev("redis.setresp(3); return {map = {a = 1}}"),
+        ev("redis.setresp(3); return redis.call('hgetall', 'h')"), ev("return false"),
+        ev("redis.setresp(3); return false"), ev("return nil"), ev("return {big_number = '123'}"),
+        ev("return {verbatim_string = {format = 'txt', string = 'abc'}}"), ev("return {double = 2.5}"),
+        ev("redis.setresp(3); return redis.call('hgetall', 'nosuch')"),
+    ],
+    "errors": [
+        ["SET", "str", "x"], ["RPUSH", "list", "a"],
+        ev("return redis.call('nosuchcmd')"), ev("return redis.pcall('nosuchcmd')"),
+        ev("return redis.call('get')"), ev("return redis.pcall('get')"), ev("return redis.call()"),
+        ev("return redis.call('incr', 'str')"), ev("return redis.pcall('incr', 'str')"),
+        ev("return redis.call('get', 'list')"), ev("local r = redis.pcall('get', 'list'); return r['err']"),
+        ev("return redis.call('get', {})"), ev("error('boom')"), ev("error({err = 'TABLE err'})"),
+        ev("local x = nil; return x.y"), ev("\n\nreturn redis.call('nosuch')"),
+        ev("return 1 +"), ev("syntax error here"), ev("return redis.call('bgsave')"),
+        ev("return redis.call('multi')"), ev("return redis.call('eval', 'return 1', 0)"),
+        ev("return redis.call('subscribe', 'ch')"),
+        ["EVAL", "return 1", "-1"], ["EVAL", "return 1", "2", "a"], ["EVAL", "return 1", "x"], ["EVAL", "return 1"],
+        ev("redis.log()"), ev("redis.log('x', 'y')"), ev("redis.log(99, 'y')"), ev("redis.log(redis.LOG_NOTICE, 'hi')"),
+        ev("return redis.sha1hex()"), ev("return redis.error_reply()"), ev("return redis.status_reply(5)"),
+        ev("redis.setresp('x')"), ev("redis.setresp(4)"), ev("redis.setresp()"),
+    ],
+    "globals_and_sandbox": [
+        ev("a = 1"), ev("return a"), ev("redis = 1"), ev("function f() end"), ev("return type(os)"),
+        ev("return type(io)"), ev("return type(print)"), ev("return type(loadfile)"), ev("return type(dofile)"),
+        ev("return type(setfenv)"), ev("return type(getfenv)"), ev("return type(debug)"),
+        ev("return type(newproxy)"), ev("return type(loadstring)"), ev("return type(require)"),
+        ev("return tostring(loadstring(string.dump(function() return 1 end)))"),
+        ev("return loadstring('return 7')()"), ev("local a = 5; return a"), ev("return _VERSION"),
+        ev("return type(redis.call)"), ev("return redis.LOG_WARNING"), ev("return redis.REPL_ALL"),
+        ev("return type(cjson)"), ev("return type(bit)"), ev("return type(coroutine)"),
+    ],
+    "libraries": [
+        ev("return cjson.encode({1, 2, {a = 3}})"), ev("return cjson.encode({a = 1/3})"),
+        ev("return cjson.decode('[1,2,{\"a\":3.5}]')[3].a"), ev("return cjson.encode(cjson.decode('{\"x\":[]}'))"),
+        ev("return cjson.decode('\"\\\\u00e9\"')"), ev("return cjson.encode('a\"b')"),
+        ev("return bit.band(7, 3)"), ev("return bit.bor(1, 2, 4)"), ev("return bit.tohex(65535)"),
+        ev("return bit.lshift(1, 31)"), ev("return string.format('%.3f', 1 / 3)"),
+        ev("return table.concat({'a', 'b'}, ',')"), ev("return math.floor(2.7)"),
+        ev("return redis.sha1hex('')"), ev("return redis.sha1hex('abc')"), ev("return redis.sha1hex(123)"),
+    ],
+    "evalsha_and_script": [
+        ["SCRIPT", "LOAD", "return 'loaded'"], ["EVALSHA", sha("return 'loaded'"), "0"],
+        ["EVALSHA", sha("return 'loaded'").upper(), "0"], ["EVALSHA", "0" * 40, "0"], ["EVALSHA", "short", "0"],
+        ["EVALSHA_RO", sha("return 'loaded'"), "0"],
+        ["SCRIPT", "EXISTS", sha("return 'loaded'"), "0" * 40, "nope"],
+        ev("return 'by eval'"), ["EVALSHA", sha("return 'by eval'"), "0"],
+        ["SCRIPT", "LOAD", "return +"], ["SCRIPT", "EXISTS", sha("return +")],
+        ["SCRIPT", "FLUSH"], ["SCRIPT", "EXISTS", sha("return 'loaded'")], ["EVALSHA", sha("return 'loaded'"), "0"],
+        ["SCRIPT", "FLUSH", "ASYNC"], ["SCRIPT", "FLUSH", "SYNC"], ["SCRIPT", "FLUSH", "BAD"],
+        ["SCRIPT", "KILL"], ["SCRIPT", "DEBUG", "NO"], ["SCRIPT", "NOSUCH"], ["SCRIPT"],
+        ["SCRIPT", "LOAD"], ["SCRIPT", "HELP"],
+    ],
+    "read_only": [
+        ["SET", "k", "v"],
+        ["EVAL_RO", "return redis.call('get', KEYS[1])", "1", "k"],
+        ["EVAL_RO", "return redis.call('set', KEYS[1], 'x')", "1", "k"],
+        ["EVAL_RO", "return redis.pcall('del', 'k')", "0"], ["GET", "k"],
+        ["EVAL_RO", "return redis.call('ping')", "0"],
+    ],
+    "writes_any_key_and_select": [
+        ev("redis.call('set', 'undeclared', 'v'); return redis.call('get', 'undeclared')"),
+        ev("redis.call('select', 3); redis.call('set', 'in3', 'x'); return redis.call('dbsize')"),
+        ["GET", "in3"], ["SELECT", "3"], ["GET", "in3"],
+        ev("return redis.call('get', 'in3')"), ["SELECT", "0"],
+        ev("redis.call('rpush', KEYS[1], 'a', 'b'); return redis.call('lrange', KEYS[1], 0, -1)", "lst"),
+        ["LRANGE", "lst", "0", "-1"],
+    ],
+    "blocking_does_not_block": [
+        ev("return redis.call('blpop', 'empty', 0)"), ev("return redis.call('brpoplpush', 'a', 'b', 0)"),
+        ev("return redis.call('bzpopmin', 'z', 0)"), ["RPUSH", "full", "x"],
+        ev("return redis.call('blpop', 'full', 0)"),
+    ],
+    "random_sequence": [
+        ev("return math.random(100)"), ev("return {math.random(), math.random(1, 1000)}"),
+        ev("math.randomseed(7); return {math.random(50), math.random(50)}"), ev("return math.random(100)"),
+        ev("return math.random(0)"), ev("return math.random(3, 1)"),
+    ],
+    "transactions": [
+        ["MULTI"], ev("return redis.call('incr', 'c')"), ["INCR", "c"], ["EXEC"],
+        ["WATCH", "w"], cmd("EVAL", "return redis.call('set', 'w', 'other')", "0", conn=1),
+        ["MULTI"], ["SET", "w", "mine"], ["EXEC"], ["GET", "w"],
+        ["MULTI"], ev("return redis.call('nosuch')"), ["EXEC"],
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def pair():
+    f = start_server("ferry")
+    r = start_server("redis")
+    yield f, r
+    f.cleanup()
+    r.cleanup()
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_scripting(pair, name):
+    f, r = pair
+    mismatches, transcript = run_steps(f.port, r.port, CASES[name])
+    assert not mismatches, format_report(name, mismatches, transcript)
+
+
+def test_info_counts_cached_scripts(pair):
+    f, _ = pair
+    c = redispy.Redis(port=f.port)
+    c.script_flush()
+    assert c.info("memory")["number_of_cached_scripts"] == 0
+    c.eval("return 1", 0)
+    c.script_load("return 2")
+    c.eval("return 1", 0)
+    mem = c.info("memory")
+    assert mem["number_of_cached_scripts"] == 2
+    assert mem["used_memory_scripts_eval"] == len("return 1") + len("return 2")
+    assert mem["used_memory_lua"] > 10000
+    assert c.info("commandstats")["cmdstat_eval"]["calls"] >= 2
+
+
+def test_redis_py_lock_and_register_script(pair):
+    """redis-py's Lock: acquire, extend, reacquire, release, release of a
+    lock lost to expiry, a second owner refused; register_script's
+    EVALSHA / EVAL fallback after SCRIPT FLUSH."""
+    f, _ = pair
+    c = redispy.Redis(port=f.port)
+    c.flushall()
+    lock = c.lock("res", timeout=10)
+    assert lock.acquire(blocking=False)
+    other = c.lock("res", timeout=10)
+    assert not other.acquire(blocking=False)
+    assert lock.extend(5)
+    assert 10000 < c.pttl("res") <= 15000
+    assert lock.reacquire()
+    assert 5000 < c.pttl("res") <= 10000
+    lock.release()
+    assert c.get("res") is None
+    assert other.acquire(blocking=False)
+    c.delete("res")  # the lock is lost
+    with pytest.raises(redispy.exceptions.LockNotOwnedError):
+        other.release()
+    incr_by = c.register_script("return redis.call('incrby', KEYS[1], ARGV[1])")
+    assert incr_by(keys=["n"], args=[5]) == 5
+    c.script_flush()
+    assert incr_by(keys=["n"], args=[2]) == 7  # NOSCRIPT, then EVAL by redis-py
+
+
+# ------------------------------------------------------------------ busy scripts
+BUSY = b"-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.\r\n"
+LOOP = "local i = 0 while true do i = i + 1 end"
+WRITE_LOOP = "redis.call('set', 'w', '1') local i = 0 while true do i = i + 1 end"
+
+
+def wait_busy(c, timeout=10):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        r = c.command("PING")
+        if r == BUSY:
+            return
+        assert r == b"+PONG\r\n", r
+        time.sleep(0.02)
+    raise AssertionError("the script never became busy")
+
+
+@pytest.mark.parametrize("kind", ["ferry", "redis"])
+def test_busy_script_killed(kind):
+    """Past busy-reply-threshold other clients get -BUSY; SCRIPT KILL stops a
+    script that has not written, its caller gets the killed error, and the
+    server serves again (both servers, same bytes)."""
+    s = start_server(kind, "--busy-reply-threshold", "100")
+    try:
+        runner, other = s.client(timeout=20), s.client(timeout=20)
+        runner.send_command("EVAL", LOOP, "0")
+        wait_busy(other)
+        assert other.command("GET", "x") == BUSY
+        assert other.command("SHUTDOWN") == BUSY
+        assert other.command("SCRIPT", "KILL") == b"+OK\r\n"
+        reply = runner.read_reply(timeout=10)
+        assert reply.startswith(b"-ERR Script killed by user with SCRIPT KILL... script: ") and \
+            reply.endswith(b", on @user_script:1.\r\n"), reply
+        assert other.command("PING") == b"+PONG\r\n"
+        assert other.command("SCRIPT", "KILL") == b"-NOTBUSY No scripts in execution right now.\r\n"
+    finally:
+        s.cleanup()
+
+
+@pytest.mark.parametrize("kind", ["ferry", "redis"])
+def test_busy_script_that_wrote_is_unkillable_and_shutdown_nosave_ends_it(kind):
+    s = start_server(kind, "--busy-reply-threshold", "100")
+    try:
+        runner, other = s.client(timeout=20), s.client(timeout=20)
+        runner.send_command("EVAL", WRITE_LOOP, "0")
+        wait_busy(other)
+        assert other.command("SCRIPT", "KILL") == (
+            b"-UNKILLABLE Sorry the script already executed write commands against the dataset. You can either "
+            b"wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.\r\n")
+        other.send_command("SHUTDOWN", "NOSAVE")
+        assert s.proc.wait(timeout=10) == 0
+    finally:
+        s.cleanup()
+
+
+def test_busy_script_pcall_cannot_swallow_the_kill():
+    """A script that catches errors with pcall in its loop still stops."""
+    s = start_server("ferry", "--busy-reply-threshold", "100")
+    try:
+        runner, other = s.client(timeout=20), s.client(timeout=20)
+        runner.send_command("EVAL", "while true do pcall(function() local i = 0 while true do i = i + 1 end end) end",
+                            "0")
+        wait_busy(other)
+        assert other.command("SCRIPT", "KILL") == b"+OK\r\n"
+        assert runner.read_reply(timeout=10).startswith(b"-ERR Script killed by user with SCRIPT KILL...")
+        assert runner.command("PING") == b"+PONG\r\n"
+    finally:
+        s.cleanup()
