@@ -60,6 +60,7 @@
 #include <lua-bitop.h>
 #include <lua-cjson.h>
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -601,6 +602,14 @@ static int error_handler(lua_State *L) {
     return 1;
 }
 
+/* A Lua number as Redis's integer reply: truncated; infinities, NaN and
+ * numbers out of range give LLONG_MIN, as x86's conversion does in Redis
+ * (where the C cast is undefined). */
+static long long number_to_ll(double d) {
+    if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) return LLONG_MIN;
+    return (long long)d;
+}
+
 /* Lua value at idx -> c's reply, by Redis's rules. */
 static void reply_value(client *c, lua_State *L, int idx, int depth);
 
@@ -693,7 +702,7 @@ static void reply_value(client *c, lua_State *L, int idx, int depth) {
         else if (lua_toboolean(L, idx)) reply_int(c, 1);
         else reply_null(c);
         return;
-    case LUA_TNUMBER: reply_int(c, (long long)lua_tonumber(L, idx)); return;
+    case LUA_TNUMBER: reply_int(c, number_to_ll(lua_tonumber(L, idx))); return;
     case LUA_TTABLE: break;
     default: reply_null(c); return;
     }

@@ -36,7 +36,9 @@ def sha(body):
 CASES = {
     "lua_to_resp": [
         ev("return 'hello'"), ev("return ''"), ev("return 42"), ev("return 3.99"), ev("return -3.99"),
-        ev("return 1e20"), ev("return true"), ev("return false"), ev("return nil"), ev("return {}"),
+        ev("return 1e20"), ev("return 1/0"), ev("return -1/0"), ev("return 0/0"), ev("return -1e30"),
+        ev("return 9.3e18"), ev("redis.call('set', 'k', 1/0); return redis.call('get', 'k')"),
+        ev("redis.call('set', 'k', 0/0); return redis.call('get', 'k')"), ev("return true"), ev("return false"), ev("return nil"), ev("return {}"),
         ev("return {1, 'two', {3, {4}}, false, 5}"), ev("return {1, 2, nil, 4}"),
         ev("local t = {}; t[1] = 'a'; t[3] = 'c'; return t"), ev("return {a = 1, b = 2}"),
         ev("return {err = 'My error'}"), ev("return {err = 'X'}, 1"), ev("return {ok = 'FINE'}"),
