@@ -115,13 +115,17 @@ fuzz-replay: $(FUZZ_BINS)
 	    tail -40 $(FUZZ_DIR)/$$n.replay.log; exit 1; fi; done
 
 # ---- benchmarks (issue: throughput model) -------------------------------------
-.PHONY: bench bench-smoke bench-persistence
+.PHONY: bench bench-smoke bench-persistence bench-scripting
 bench: deps $(SERVER) $(BENCH) $(NULLSRV)
 	.venv/bin/python scripts/bench_all.py
 
 # RDB load time, dump size and BGSAVE under load, ferry vs redis-server (issue 12)
 bench-persistence: deps $(SERVER)
 	.venv/bin/python scripts/persistence.py
+
+# EVALSHA throughput and script cache memory, ferry vs redis-server (issue 13)
+bench-scripting: deps $(SERVER)
+	.venv/bin/python scripts/scripting.py
 
 bench-smoke: $(SERVER) $(BENCH)
 	@.venv/bin/python scripts/bench_smoke.py

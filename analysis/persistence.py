@@ -1,5 +1,7 @@
-"""Snapshots: load time, dump size and BGSAVE under load
-(results/bench/persistence.csv, written by scripts/persistence.py).
+"""Side-by-side measurements in the long format: snapshots (load time, dump
+size, BGSAVE under load: results/bench/persistence.csv from
+scripts/persistence.py) and scripts (EVALSHA throughput, script cache:
+results/bench/scripting.csv from scripts/scripting.py).
 
 What: one row per measurement (experiment, dataset, server, trial, metric,
 value, unit). Per (experiment, dataset, metric) this gives each server's
@@ -8,8 +10,8 @@ on ferry loading redis-server's file (*_redis_file_s) is compared with
 redis-server loading that same file. The issue's targets are marked met or
 not from the ratio.
 
-Why: issue 12 sets targets on exactly these ratios; `make reproduce`
-recomputes them from the raw rows (deterministic: fixed order).
+Why: issues 12 and 13 set targets on exactly these ratios; `make
+reproduce` recomputes them from the raw rows (deterministic: fixed order).
 """
 from __future__ import annotations
 
@@ -28,7 +30,10 @@ TARGETS = {
     ("size", "file_bytes"): ("within 5%", lambda r: abs(r - 1) <= 0.05),
     ("bgsave", "pss_growth_mb"): ("<= 0.5", lambda r: r <= 0.5),
     ("bgsave", "save_p99_ms"): ("<= 1.0", lambda r: r <= 1.0),
+    ("evalsha", "rps_p1"): (">= 1.2", lambda r: r >= 1.2),
+    ("evalsha", "rps_p100"): (">= 2.0", lambda r: r >= 2.0),
 }
+TITLES = {"persistence": "Snapshots", "scripting": "Scripts"}
 
 
 def load(path: Path) -> list[dict]:
@@ -60,7 +65,7 @@ def summary(rows: list[dict]) -> list[dict]:
 
 
 def make_table(stem: str, rows: list[dict]) -> Table:
-    t = Table(title=f"Snapshots: ferry vs redis-server ({stem}.csv, medians)",
+    t = Table(title=f"{TITLES.get(stem, stem)}: ferry vs redis-server ({stem}.csv, medians)",
               header=["experiment", "dataset", "metric", "unit", "ferry", "redis", "ferry / redis", "target",
                       "met", "trials"])
     for s in summary(rows):
@@ -69,5 +74,6 @@ def make_table(stem: str, rows: list[dict]) -> Table:
                        "-" if s["redis"] is None else fmt(s["redis"], ".4g"),
                        "-" if s["ratio"] is None else fmt(s["ratio"], ".3f"), s["target"], s["met"],
                        str(s["trials"])])
-    t.notes.append("*_redis_file_s: ferry loading redis-server's file, against redis-server loading it")
+    if stem == "persistence":
+        t.notes.append("*_redis_file_s: ferry loading redis-server's file, against redis-server loading it")
     return t

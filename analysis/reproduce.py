@@ -121,10 +121,11 @@ def do_elements(path: Path, tab_dir: Path) -> tuple[list[Path], int]:
     return tables.write(tab_dir, f"memory_elements__{path.stem}", [elements.make_table(path.stem, rows)]), len(rows)
 
 
-def do_persistence(path: Path, tab_dir: Path) -> tuple[list[Path], int]:
-    """persistence__<stem>.{md,tex} from persistence.csv."""
+def do_long(path: Path, tab_dir: Path) -> tuple[list[Path], int]:
+    """<stem>__<stem>.{md,tex} from a long-format side-by-side CSV
+    (persistence.csv, scripting.csv)."""
     rows = persistence.load(path)
-    return tables.write(tab_dir, f"persistence__{path.stem}", [persistence.make_table(path.stem, rows)]), len(rows)
+    return tables.write(tab_dir, f"{path.stem}__{path.stem}", [persistence.make_table(path.stem, rows)]), len(rows)
 
 
 def do_suites(aux: dict, fig_dir: Path, tab_dir: Path) -> tuple[list[Path], list[tuple]]:
@@ -231,7 +232,8 @@ def run(results: Path, n_boot: int = model.N_BOOT) -> tuple[list[Path], int]:
         out += tables.write(tab_dir, f"{kind}__unavailable", [tables.unavailable(kind, reason)])
         avail.append((kind, f"{kind}.csv", "unavailable", reason))
     # optional inputs: no table and no availability row without their CSV
-    for kind, make in (("ceiling", do_ceiling), ("memory_elements", do_elements), ("persistence", do_persistence)):
+    for kind, make in (("ceiling", do_ceiling), ("memory_elements", do_elements), ("persistence", do_long),
+                       ("scripting", do_long)):
         paths, row = do_optional(kind, aux, fig_dir, tab_dir, make)
         out += paths
         if row:

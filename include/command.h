@@ -45,6 +45,8 @@
 #define PROP_TX_RELEASE     (1u << 2)   /* gives a transaction's memory back: allowed inside MULTI over maxmemory */
 #define PROP_SUBSCRIBED_OK  (1u << 3)   /* allowed in a RESP2 connection's subscribed context */
 #define PROP_MISCONF_DENIED (1u << 4)   /* refused like a write after a failed background save (PING, as Redis) */
+#define PROP_NUMKEYS_AT_2   (1u << 5)   /* EVAL family: argv[2] counts the keys that follow; the pipeline window
+                                         * goes on past it and prefetches the first key */
 
 typedef void cmd_proc(client *c);
 

@@ -51,6 +51,7 @@ typedef struct ferry_config {
     int maxmemory_samples;
     int maxmemory_eviction_tenacity;    /* 0..100: time budget of one eviction run */
     int lfu_log_factor;
+    long long busy_reply_threshold; /* ms a script runs before the server answers -BUSY (lua-time-limit) */
     int lfu_decay_time;             /* minutes per LFU counter decrement, 0 = never */
     long long slowlog_log_slower_than;
     long long slowlog_max_len;

@@ -7,6 +7,7 @@ What: runs, each as its own process with this Python:
   4. instructions.py -> <out>/instructions.csv  (callgrind, instructions/op)
   5. memory.py       -> <out>/memory.csv        (RSS growth per key)
   6. persistence.py  -> <out>/persistence.csv
+  6b. scripting.py   -> <out>/scripting.csv     (EVALSHA throughput, script cache)
                         (RDB load time, dump size, BGSAVE under load)
   7. unavailable.py  -> <out>/unavailable.csv   (cycles, energy: why not)
   8. manifest.py     -> results/manifest.json   (versions, machine, windows, sha256)
@@ -31,7 +32,8 @@ from pathlib import Path
 import benchlib as bl
 
 HERE = Path(__file__).resolve().parent
-STEPS = ["sweep", "syscalls", "ceiling", "instructions", "memory", "persistence", "unavailable", "manifest"]
+STEPS = ["sweep", "syscalls", "ceiling", "instructions", "memory", "persistence", "scripting", "unavailable",
+         "manifest"]
 
 
 def count_rows(path: Path) -> int:
@@ -70,6 +72,7 @@ def main(argv=None) -> int:
         "instructions": (["instructions.py", "--out", str(out)] + q + pin, [out / "instructions.csv"]),
         "memory": (["memory.py", "--out", str(out)] + q + pin, [out / "memory.csv"]),
         "persistence": (["persistence.py", "--out", str(out)] + q, [out / "persistence.csv"]),
+        "scripting": (["scripting.py", "--out", str(out)] + q, [out / "scripting.csv"]),
         "unavailable": (["unavailable.py", "--out", str(out)], [out / "unavailable.csv"]),
         "manifest": (["manifest.py", "--bench-dir", str(out), "--out", args.manifest], []),
     }

@@ -243,7 +243,8 @@ _Static_assert(WIN_ARGS <= ARGV_INITIAL, "window_add copies WIN_ARGS parser entr
 typedef struct win_req {
     size_t end;                 /* offset just past the request in buf */
     command *cmd;               /* command_lookup of its argv (argc > 0) */
-    uint64_t hash;              /* dict_hash of argv[1], if hashed */
+    uint64_t hash;              /* dict_hash of key, if hashed */
+    span key;                   /* argv[1], or the first key of a PROP_NUMKEYS_AT_2 command */
     int argc;
     int hashed;
     span *args;                 /* all argc spans: argv, the window's pool, or NULL: still in c->parser.argv */
@@ -280,7 +281,8 @@ static int window_add(client *c, window *w, const char *base, size_t end, comman
     q->argv[2] = (span){base + a[2].off, a[2].len};
     q->args = argc <= WIN_ARGS ? q->argv : NULL;
     q->cmd = *last = command_lookup_cached(*last, q->argv, argc);
-    if (!command_batchable(q->cmd)) return 0;
+    int numkeys = q->cmd && (q->cmd->props & PROP_NUMKEYS_AT_2);
+    if (!command_batchable(q->cmd) && !numkeys) return 0;
     if (argc > WIN_ARGS) {
         if (argc > WIN_POOL - w->pooled) return 0; /* stays in the parser's argv: the window ends here */
         span *p = w->pool + w->pooled;
@@ -289,7 +291,13 @@ static int window_add(client *c, window *w, const char *base, size_t end, comman
         q->args = p;
     }
     if (!command_arity_ok(q->cmd, argc) || (c->flags & CF_MULTI) || !(c->flags & CF_AUTHENTICATED)) return 1;
-    q->hash = dict_hash(q->argv[1].p, q->argv[1].len);
+    q->key = q->argv[1];
+    long long nk;
+    if (numkeys) { /* a script: it cannot change this client's db or flags, so the window goes on */
+        if (argc < 4 || !str_to_ll(q->args[2].p, q->args[2].len, &nk) || nk < 1) return 1;
+        q->key = q->args[3];
+    }
+    q->hash = dict_hash(q->key.p, q->key.len);
     q->hashed = 1;
     dict_prefetch_bucket(&c->db->keys, q->hash);
     return 1;
@@ -341,7 +349,7 @@ static void copy_parser_argv(client *c, const char *base) {
 
 static void dispatch_req(client *c, win_req *q) {
     c->argc = q->argc;
-    if (q->hashed) db_set_key_hint(q->argv[1].p, q->argv[1].len, q->hash);
+    if (q->hashed) db_set_key_hint(q->key.p, q->key.len, q->hash);
     command_dispatch_resolved(c, q->cmd);
     db_clear_key_hint();
     c->argc = 0;

@@ -486,6 +486,7 @@ static const struct { unsigned char f; unsigned short off, size; } fields[] = {
     FLD(F_ZSET_LP_VALUE, zset_max_listpack_value), FLD(F_LIST_LP_SIZE, list_max_listpack_size),
     FLD(F_TENACITY, maxmemory_eviction_tenacity), FLD(F_LFU_LOG, lfu_log_factor), FLD(F_LFU_DECAY, lfu_decay_time),
     FLD(F_BUSYPOLL, busy_poll_us), FLD(F_MAXMEMCLIENTS, maxmemory_clients),
+    FLD(F_BUSY_REPLY, busy_reply_threshold),
 };
 
 /* 64-bit fields are read as their bit pattern (maxmemory is unsigned). */

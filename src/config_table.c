@@ -47,7 +47,7 @@ const cdef config_defs[] = {
     S("bind-source-addr", "", 0, NOF),
     S("bio_cpulist", "", IMM, NOF),
     I("busy-poll-us", "100", 0, 10000, HID, F_BUSYPOLL),         /* ferry's own: see event.h */
-    I("busy-reply-threshold", "5000", 0, LLONG_MAX, 0, NOF),
+    I("busy-reply-threshold", "5000", 0, LLONG_MAX, 0, F_BUSY_REPLY),
     X("client-output-buffer-limit", "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60",
       CT_COB, NULL, 0, F_COB),
     M("client-query-buffer-limit", "1073741824", 1048576, LLONG_MAX, 0, F_QBL),

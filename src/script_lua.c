@@ -70,6 +70,7 @@
 #define REPLY_DEPTH_MAX 1000        /* nesting of a script's result or a command's reply */
 #define RAND48_MAX 0x7fffffff
 #define HOOK_INSTRUCTIONS 100000
+#define GC_EVERY_RUNS 50            /* an incremental GC step after this many runs, as Redis does */
 #define ERR_KILLED "ERR Script killed by user with SCRIPT KILL..."
 
 static struct script_state {
@@ -84,6 +85,7 @@ static struct script_state {
     int64_t start_ms;
     long long busy_ms;          /* busy-reply-threshold in force when it started */
     uint64_t rand48;
+    uint64_t runs;
 } ss = {.rand48 = 0x1234abcd330eULL}; /* rand48's state before any seeding */
 
 int script_engine_available(void) { return 1; }
@@ -548,7 +550,13 @@ int script_kill(void) {
 
 /* ---- define and run -------------------------------------------------------- */
 
-static void fn_name(char *buf, size_t cap, const char *sha) { snprintf(buf, cap, "f_%s", sha); }
+/* The registry name of script sha: "f_" and the 40 hex digits. */
+static void fn_name(char buf[SHA1_HEX_LEN + 3], const char *sha) {
+    buf[0] = 'f';
+    buf[1] = '_';
+    memcpy(buf + 2, sha, SHA1_HEX_LEN);
+    buf[SHA1_HEX_LEN + 2] = '\0';
+}
 
 int script_define(const char *sha, const char *body, size_t len, char *err, size_t errlen) {
     if (ensure_state() != 0) {
@@ -563,8 +571,8 @@ int script_define(const char *sha, const char *body, size_t len, char *err, size
     }
     lua_getfield(L, LUA_REGISTRYINDEX, "ferry_env");
     lua_setfenv(L, -2);
-    char name[64];
-    fn_name(name, sizeof name, sha);
+    char name[SHA1_HEX_LEN + 3];
+    fn_name(name, sha);
     lua_setfield(L, LUA_REGISTRYINDEX, name);
     return 0;
 }
@@ -746,8 +754,8 @@ void script_run(client *c, const char *sha, const span *keys, int nkeys, const s
     set_array_global(L, "KEYS", keys, nkeys);
     set_array_global(L, "ARGV", args, nargs);
     lua_pushcfunction(L, error_handler);
-    char name[64];
-    fn_name(name, sizeof name, sha);
+    char name[SHA1_HEX_LEN + 3];
+    fn_name(name, sha);
     lua_getfield(L, LUA_REGISTRYINDEX, name);
     ss.caller = c;
     ss.sha = sha;
@@ -755,9 +763,7 @@ void script_run(client *c, const char *sha, const span *keys, int nkeys, const s
     ss.resp = 2;
     ss.wrote = ss.kill = 0;
     ss.start_ms = ev_mono_us() / 1000;
-    char *limit = config_get_by_name(&srv.cfg, "busy-reply-threshold");
-    ss.busy_ms = limit ? atoll(limit) : 5000;
-    zfree(limit);
+    ss.busy_ms = srv.cfg.busy_reply_threshold;
     lua_sethook(L, busy_hook, LUA_MASKCOUNT, HOOK_INSTRUCTIONS);
     c->flags |= CF_SCRIPT_CALLER;
     ss.fake->db = c->db;
@@ -776,5 +782,5 @@ void script_run(client *c, const char *sha, const span *keys, int nkeys, const s
     }
     lua_sethook(L, NULL, 0, 0);
     lua_settop(L, 0);
-    lua_gc(L, LUA_GCSTEP, 1);
+    if (++ss.runs % GC_EVERY_RUNS == 0) lua_gc(L, LUA_GCSTEP, 1);
 }
