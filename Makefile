@@ -32,7 +32,7 @@ ifeq ($(LUA),yes)
   LUA_LIBS     = $(shell pkg-config --libs $(LUA_PKGS))
   SCRIPT_OFF  := src/script_nolua.c
 else
-  SCRIPT_OFF  := src/script_lua.c
+  SCRIPT_OFF  := src/script_lua.c src/script_msgpack.c
 endif
 
 SRCS      := $(wildcard src/*.c)
@@ -76,9 +76,10 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)/tests
 FUZZ_SECONDS ?= 30
 FUZZ_CC      ?= clang
 FUZZ_DIR     := build/fuzz
-# the Lua engine alone is compiled with Lua's headers
-$(BUILD)/obj/script_lua.o $(FUZZ_DIR)/obj/script_lua.o: EXTRA_LUA = $(LUA_CFLAGS)
-$(BUILD)/obj/script_lua.o $(FUZZ_DIR)/obj/script_lua.o: | lua-check
+# the Lua engine's files alone are compiled with Lua's headers
+LUA_OBJS := $(foreach d,$(BUILD)/obj $(FUZZ_DIR)/obj,$(d)/script_lua.o $(d)/script_msgpack.o)
+$(LUA_OBJS): EXTRA_LUA = $(LUA_CFLAGS)
+$(LUA_OBJS): | lua-check
 .PHONY: lua-check
 lua-check:
 	@pkg-config --exists $(LUA_PKGS) || { echo "Lua 5.1 with cjson and bit not found: run scripts/install-deps.sh --build (or build with LUA=no)" >&2; exit 1; }

@@ -1,7 +1,7 @@
 /* fuzz_script.c - libFuzzer target for scripts over untrusted arguments:
  * EVAL of one of a few fixed scripts, with the input as its ARGV, on a
  * fake client of an in-memory server. The scripts hand the bytes to
- * cjson.decode / encode, to redis.call and redis.pcall as a whole command
+ * cjson.decode / encode, cmsgpack.unpack / pack, to redis.call and redis.pcall as a whole command
  * (any command a script may run, in RESP2 and RESP3 form, so every reply
  * is converted to Lua values), to number conversion and to loadstring
  * (compiled, never run), so the conversions both ways and the engine's
@@ -30,6 +30,10 @@ static const char *const scripts[] = {
     "local t = {} for i, a in ipairs(ARGV) do t[i] = tonumber(a) or a end return t",
     "return {loadstring(ARGV[1] or '')}",
     "return redis.sha1hex(ARGV[1] or '')",
+    "return {cmsgpack.unpack(ARGV[1])}",
+    "return cmsgpack.pack(cmsgpack.unpack(ARGV[1]))",
+    "return {cmsgpack.unpack_limit(ARGV[1], 2, tonumber(ARGV[2]) or 0)}",
+    "return cmsgpack.pack(cjson.decode(ARGV[1]))",
 };
 #define NSCRIPTS (sizeof scripts / sizeof scripts[0])
 #define MAX_ARGS 8

@@ -533,6 +533,19 @@ def fmt_num(x, nd: int = 3) -> str:
     return ("%%.%df" % nd) % x
 
 
+def git_sha() -> str:
+    """HEAD, with "-dirty" when tracked files have changes (a window records
+    what it measured: the manifest's global fields describe the sweep)."""
+    def git(*args):
+        try:
+            return subprocess.run(["git", *args], capture_output=True, text=True, timeout=30,
+                                  cwd=str(REPO)).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+    sha = git("rev-parse", "HEAD")
+    return sha + ("-dirty" if git("status", "--porcelain", "--untracked-files=no") else "")
+
+
 def record_window(out_dir: Path, name: str, start: str, end: str, **extra) -> None:
     """Merge {name: {start_utc, end_utc, **extra}} into <out_dir>/windows.json,
     which manifest.py turns into the manifest's per-experiment time windows."""

@@ -334,14 +334,6 @@ def bgsave_trial(kind, binary, path: Path, keys: int, trial: int, rec) -> None:
         shutil.rmtree(d, ignore_errors=True)
 
 
-def git_sha() -> str:
-    """HEAD, with "-dirty" when the tree has changes (the window records
-    what was measured: the global manifest fields describe the sweep)."""
-    sha = manifest.run(["git", "rev-parse", "HEAD"], cwd=str(bl.REPO)).strip()
-    dirty = manifest.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=str(bl.REPO)).strip()
-    return sha + ("-dirty" if dirty else "")
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--keys", type=int, default=1000000, help="keys / elements per dataset (default 1000000)")
@@ -379,7 +371,7 @@ def main(argv=None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     bl.write_csv(out / "persistence.csv", COLUMNS, rec.rows)
     bl.record_window(out, "persistence", started, bl.utc_now(), pinning=bl.pinning_description(False),
-                     keys=args.keys, trials=args.trials, git_sha=git_sha(), cpu_model=manifest.cpu_model())
+                     keys=args.keys, trials=args.trials, git_sha=bl.git_sha(), cpu_model=manifest.cpu_model())
     typed = [dict(r, value=float(r["value"])) for r in rec.rows]
     for r in persistence_table.summary(typed):
         print("%-7s %-11s %-26s ferry %10.4g  redis %10.4g  ratio %7.3f  target %-9s %s"

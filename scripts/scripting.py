@@ -145,7 +145,7 @@ def main(argv=None) -> int:
     out = Path(args.out)
     bl.write_csv(out / "scripting.csv", COLUMNS, rows)
     bl.record_window(out, "scripting", started, bl.utc_now(), pinning=bl.pinning_description(False),
-                     trials=args.trials, cpu_model=manifest.cpu_model())
+                     trials=args.trials, git_sha=bl.git_sha(), cpu_model=manifest.cpu_model())
     typed = [dict(r, value=float(r["value"])) for r in rows]
     for r in long_table.summary(typed):
         print("%-8s %-14s %-24s ferry %10.4g  redis %10.4g  ratio %7.3f  target %-7s %s"

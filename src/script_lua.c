@@ -43,6 +43,7 @@
  * sequence as redis-server given the same calls.
  */
 #include "script.h"
+#include "script_msgpack.h"
 #include "command.h"
 #include "config.h"
 #include "db.h"
@@ -476,6 +477,7 @@ static lua_State *new_state(void) {
     open_lib(L, LUA_DBLIBNAME, luaopen_debug);
     open_lib(L, "cjson", luaopen_cjson);
     open_lib(L, "bit", luaopen_bit);
+    open_lib(L, "cmsgpack", script_open_cmsgpack);
     /* what Redis 7.0 leaves out of a script's globals (file access, the
      * environment functions the sandbox relies on, debug, print) */
     static const char *const removed[] = {"loadfile", "dofile", "print", "setfenv", "getfenv", "newproxy",
