@@ -59,4 +59,14 @@ int rdb_load_image(const unsigned char *buf, size_t len, const rdb_load_hooks *h
  * an error: nothing to load). */
 int rdb_load_file(const char *path, const rdb_load_hooks *h, rdb_load_stats *st, char *err, size_t errlen);
 
+/* DUMP / FUNCTION DUMP payloads end with the RDB version (2 bytes, little
+ * endian) and a CRC-64 of everything before it (8 bytes). */
+#define RDB_PAYLOAD_FOOTER 10
+struct rdbw;
+/* Append the footer to the payload being written. */
+void rdb_payload_finish(struct rdbw *w);
+/* The footer of p[0..len) is valid (Redis's verifyDumpPayload): a version
+ * ferry reads and a matching checksum. */
+int rdb_payload_ok(const unsigned char *p, size_t len);
+
 #endif

@@ -23,6 +23,12 @@ extern const command_group script_group;
 size_t scripts_cached(void);        /* number_of_cached_scripts */
 size_t scripts_cache_bytes(void);   /* the cached bodies' bytes */
 
+/* ---- FUNCTION, FCALL and the libraries (cmd_function.c) ---- */
+extern const command_group function_group;
+size_t functions_count(void);       /* number_of_functions */
+size_t functions_libraries(void);   /* number_of_libraries */
+size_t functions_code_bytes(void);  /* the libraries' code */
+
 /* ---- the engine (script_lua.c / script_nolua.c) ---- */
 
 /* 0 when the server was built without Lua. */
@@ -33,6 +39,38 @@ int script_define(const char *sha, const char *body, size_t len, char *err, size
 /* Run the defined script `sha` for c with KEYS and ARGV; ro: EVAL_RO (a
  * write command is an error). The script's result is c's reply. */
 void script_run(client *c, const char *sha, const span *keys, int nkeys, const span *args, int nargs, int ro);
+/* ---- functions (FUNCTION LOAD / FCALL): a second Lua state ---- */
+#define SCRIPT_FLAG_NO_WRITES       (1u << 0)
+#define SCRIPT_FLAG_ALLOW_OOM       (1u << 1)
+#define SCRIPT_FLAG_ALLOW_STALE     (1u << 2)
+#define SCRIPT_FLAG_NO_CLUSTER      (1u << 3)
+#define SCRIPT_FLAG_ALLOW_CROSS_SLOT (1u << 4)
+
+/* One function a library registered; ref names its Lua function. */
+typedef struct script_fn {
+    char *name;
+    char *desc;                 /* NULL if none */
+    unsigned flags;             /* SCRIPT_FLAG_* */
+    int ref;
+} script_fn;
+
+typedef struct script_fn_list {
+    script_fn *v;
+    int n, cap;
+} script_fn_list;
+
+/* Run a library's code (its first line, the "#!lua ..." metadata, kept as
+ * an empty line so line numbers count it) and collect the functions it
+ * registers into out. 0, or -1 with the error reply's text in err. */
+int script_lib_load(const char *code, size_t len, script_fn_list *out, char *err, size_t errlen);
+/* Drop a function's Lua reference and its strings. */
+void script_fn_release(script_fn *f);
+/* FCALL: run f for c with KEYS and ARGV as its two arguments. */
+void script_fcall(client *c, const script_fn *f, const span *keys, int nkeys, const span *args, int nargs);
+/* The functions' Lua state: memory, and a fresh one (FUNCTION FLUSH). */
+size_t script_functions_memory(void);
+void script_functions_reset(void);
+
 /* SCRIPT KILL: 0 if the busy script will stop, -1 if none is busy, -2 if
  * it has written (unkillable). */
 int script_kill(void);

@@ -21,7 +21,6 @@
 #include "util.h"
 #include <string.h>
 
-#define FOOTER_LEN 10 /* version (2) + CRC-64 (8) */
 
 static void cmd_dump(client *c) {
     dnode *n = db_lookup_read(c->db, c->argv[1].p, c->argv[1].len);
@@ -33,23 +32,11 @@ static void cmd_dump(client *c) {
     rdbw_init(&w, rdb_current_options().compress);
     rdbw_u8(&w, rdb_value_type(n));
     rdb_save_payload(&w, n);
-    rdbw_u8(&w, RDB_VERSION & 0xff);
-    rdbw_u8(&w, RDB_VERSION >> 8);
-    rdbw_u64_le(&w, crc64(0, w.buf, w.len));
+    rdb_payload_finish(&w);
     reply_bulk(c, (const char *)w.buf, w.len);
     rdbw_free(&w);
 }
 
-/* Redis's verifyDumpPayload. */
-static int payload_ok(const unsigned char *p, size_t len) {
-    if (len < FOOTER_LEN) return 0;
-    const unsigned char *f = p + len - FOOTER_LEN;
-    unsigned ver = (unsigned)f[0] | (unsigned)f[1] << 8;
-    if (ver > RDB_VERSION_MAX) return 0;
-    uint64_t want = 0;
-    for (int i = 0; i < 8; i++) want |= (uint64_t)f[2 + i] << (8 * i);
-    return crc64(0, p, len - 8) == want;
-}
 
 typedef struct restore_opts {
     int replace, absttl;
@@ -92,12 +79,12 @@ static int parse_ttl(client *c, restore_opts *o) {
 static int decode(client *c, rdb_value *v) {
     const unsigned char *p = (const unsigned char *)c->argv[3].p;
     size_t len = c->argv[3].len;
-    if (!payload_ok(p, len)) {
+    if (!rdb_payload_ok(p, len)) {
         reply_error(c, "ERR DUMP payload version or checksum are wrong");
         return 0;
     }
     rdbr r;
-    rdbr_init(&r, p, len - FOOTER_LEN);
+    rdbr_init(&r, p, len - RDB_PAYLOAD_FOOTER);
     unsigned t = rdbr_u8(&r);
     if (!rdbr_ok(&r) || !rdb_type_known(t) || !rdb_load_value(&r, t, v) || rdbr_left(&r) != 0) {
         rdb_value_free(v);

@@ -243,15 +243,17 @@ static void sec_memory(sbuf *b) {
               m.dataset, ratio((double)m.dataset * 100, (double)net), m.used, m.used, m.rss, sysmem,
               bytes_human(h4, sizeof h4, sysmem));
     size_t lua = script_engine_memory(), scripts = scripts_cache_bytes();
+    size_t fvm = script_functions_memory(), fcode = functions_code_bytes();
     char h6[32], h7[32], h8[32];
     sb_addf(b,
               "used_memory_lua:%zu\r\nused_memory_vm_eval:%zu\r\nused_memory_lua_human:%s\r\n"
-              "used_memory_scripts_eval:%zu\r\nnumber_of_cached_scripts:%zu\r\nnumber_of_functions:0\r\n"
-              "number_of_libraries:0\r\nused_memory_vm_functions:0\r\nused_memory_vm_total:%zu\r\n"
-              "used_memory_vm_total_human:%s\r\nused_memory_functions:0\r\nused_memory_scripts:%zu\r\n"
+              "used_memory_scripts_eval:%zu\r\nnumber_of_cached_scripts:%zu\r\nnumber_of_functions:%zu\r\n"
+              "number_of_libraries:%zu\r\nused_memory_vm_functions:%zu\r\nused_memory_vm_total:%zu\r\n"
+              "used_memory_vm_total_human:%s\r\nused_memory_functions:%zu\r\nused_memory_scripts:%zu\r\n"
               "used_memory_scripts_human:%s\r\nmaxmemory:%llu\r\nmaxmemory_human:%s\r\nmaxmemory_policy:%s\r\n",
-              lua, lua, bytes_human(h6, sizeof h6, lua), scripts, scripts_cached(), lua,
-              bytes_human(h7, sizeof h7, lua), scripts, bytes_human(h8, sizeof h8, scripts), srv.cfg.maxmemory,
+              lua, lua, bytes_human(h6, sizeof h6, lua), scripts, scripts_cached(), functions_count(),
+              functions_libraries(), fvm, lua + fvm, bytes_human(h7, sizeof h7, lua + fvm), fcode, scripts + fcode,
+              bytes_human(h8, sizeof h8, scripts + fcode), srv.cfg.maxmemory,
               bytes_human(h5, sizeof h5, srv.cfg.maxmemory), config_maxmemory_policy_name(srv.cfg.maxmemory_policy));
     sb_addf(b,
               "allocator_frag_ratio:1.00\r\nallocator_frag_bytes:0\r\nallocator_rss_ratio:%.2f\r\n"

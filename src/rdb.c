@@ -408,3 +408,21 @@ int rdb_load_file(const char *path, const rdb_load_hooks *h, rdb_load_stats *st,
     if (rc) snprintf(err, errlen, "%s: %s", path, why);
     return rc;
 }
+
+/* ---- DUMP payload footer ------------------------------------------------------ */
+
+void rdb_payload_finish(rdbw *w) {
+    rdbw_u8(w, RDB_VERSION & 0xff);
+    rdbw_u8(w, RDB_VERSION >> 8);
+    rdbw_u64_le(w, crc64(0, w->buf, w->len));
+}
+
+int rdb_payload_ok(const unsigned char *p, size_t len) {
+    if (len < RDB_PAYLOAD_FOOTER) return 0;
+    const unsigned char *f = p + len - RDB_PAYLOAD_FOOTER;
+    unsigned ver = (unsigned)f[0] | (unsigned)f[1] << 8;
+    if (ver > RDB_VERSION_MAX) return 0;
+    uint64_t want = 0;
+    for (int i = 0; i < 8; i++) want |= (uint64_t)f[2 + i] << (8 * i);
+    return crc64(0, p, len - 8) == want;
+}

@@ -30,7 +30,7 @@ void registry_commands(void) {
     static const command_group *const groups[] = {
         &string_group, &keys_group,   &conn_group, &server_group, &multi_group,
         &introspection_group, &config_group, &slowlog_group, &latency_group, /* LATENCY and STATS */
-        &hash_group,   &list_group,   &set_group,  &zset_group,   &pubsub_group, &persist_group, &script_group,
+        &hash_group,   &list_group,   &set_group,  &zset_group,   &pubsub_group, &persist_group, &script_group, &function_group,
         &dump_group,
     };
     commands_init(groups, sizeof groups / sizeof groups[0]);

@@ -68,6 +68,8 @@
 #include <string.h>
 
 #define CHUNK_NAME "@user_script"
+#define FUNC_CHUNK_NAME "@user_function"
+#define LOAD_TIMEOUT_MS 500         /* a library's code must register its functions within this */
 #define REPLY_DEPTH_MAX 1000        /* nesting of a script's result or a command's reply */
 #define RAND48_MAX 0x7fffffff
 #define HOOK_INSTRUCTIONS 100000
@@ -76,6 +78,9 @@
 
 static struct script_state {
     lua_State *L;
+    lua_State *FL;              /* functions (FUNCTION LOAD), apart from EVAL's scripts as in Redis */
+    script_fn_list *loading;    /* the library being loaded: where register_function adds */
+    const char *chunk;          /* CHUNK_NAME or FUNC_CHUNK_NAME of what runs */
     client *fake;               /* the client redis.call runs commands on */
     client *caller;             /* whose script runs, NULL between runs */
     const char *sha;
@@ -595,7 +600,7 @@ static int error_handler(lua_State *L) {
     int line = -1;
     for (int lvl = 1; lua_getstack(L, lvl, &ar); lvl++) {
         lua_getinfo(L, "Sl", &ar);
-        if (ar.currentline >= 0 && strcmp(ar.source, CHUNK_NAME) == 0) {
+        if (ar.currentline >= 0 && (strcmp(ar.source, CHUNK_NAME) == 0 || strcmp(ar.source, FUNC_CHUNK_NAME) == 0)) {
             line = ar.currentline;
             break;
         }
@@ -741,9 +746,41 @@ static void reply_script_error(client *c, lua_State *L) {
     int line = (int)lua_tonumber(L, -1);
     char lbuf[16];
     snprintf(lbuf, sizeof lbuf, "%d", line);
-    reply_errorf(c, "%s script: %s, on %s:%s.", msg ? msg : "ERR unknown error", ss.sha, CHUNK_NAME,
+    reply_errorf(c, "%s script: %s, on %s:%s.", msg ? msg : "ERR unknown error", ss.sha, ss.chunk,
                  line >= 0 ? lbuf : "?");
     lua_pop(L, 2);
+}
+
+/* Run the function at the top of L's stack (the error handler at index 1,
+ * its nargs arguments above it) for c; name is what errors call it. */
+static void run_on(client *c, lua_State *L, int nargs, const char *name, const char *chunk, int ro) {
+    ss.caller = c;
+    ss.sha = name;
+    ss.chunk = chunk;
+    ss.ro = ro;
+    ss.resp = 2;
+    ss.wrote = ss.kill = 0;
+    ss.start_ms = ev_mono_us() / 1000;
+    ss.busy_ms = srv.cfg.busy_reply_threshold;
+    lua_sethook(L, busy_hook, LUA_MASKCOUNT, HOOK_INSTRUCTIONS);
+    c->flags |= CF_SCRIPT_CALLER;
+    ss.fake->db = c->db;
+    ss.fake->flags |= CF_PENDING_WRITE; /* its replies are read back, never sent */
+    int rc = lua_pcall(L, nargs, 1, 1);
+    ss.fake->flags &= ~CF_PENDING_WRITE;
+    if (rc == 0) reply_value(c, L, -1, 0);
+    else if (lua_istable(L, -1)) reply_script_error(c, L);
+    else reply_error(c, "ERR out of memory running the script");
+    c->flags &= ~CF_SCRIPT_CALLER;
+    ss.caller = NULL;
+    if (srv.script_busy) {
+        srv.script_busy = 0;
+        server_log(LOG_WARNING_, "Script %s ended after %lld milliseconds.", name,
+                   (long long)(ev_mono_us() / 1000 - ss.start_ms));
+    }
+    lua_sethook(L, NULL, 0, 0);
+    lua_settop(L, 0);
+    if (++ss.runs % GC_EVERY_RUNS == 0) lua_gc(L, LUA_GCSTEP, 1);
 }
 
 void script_run(client *c, const char *sha, const span *keys, int nkeys, const span *args, int nargs, int ro) {
@@ -759,30 +796,245 @@ void script_run(client *c, const char *sha, const span *keys, int nkeys, const s
     char name[SHA1_HEX_LEN + 3];
     fn_name(name, sha);
     lua_getfield(L, LUA_REGISTRYINDEX, name);
-    ss.caller = c;
-    ss.sha = sha;
-    ss.ro = ro;
-    ss.resp = 2;
-    ss.wrote = ss.kill = 0;
-    ss.start_ms = ev_mono_us() / 1000;
-    ss.busy_ms = srv.cfg.busy_reply_threshold;
-    lua_sethook(L, busy_hook, LUA_MASKCOUNT, HOOK_INSTRUCTIONS);
-    c->flags |= CF_SCRIPT_CALLER;
-    ss.fake->db = c->db;
-    ss.fake->flags |= CF_PENDING_WRITE; /* its replies are read back, never sent */
-    int rc = lua_pcall(L, 0, 1, 1);
-    ss.fake->flags &= ~CF_PENDING_WRITE;
-    if (rc == 0) reply_value(c, L, -1, 0);
-    else if (lua_istable(L, -1)) reply_script_error(c, L);
-    else reply_error(c, "ERR out of memory running the script");
-    c->flags &= ~CF_SCRIPT_CALLER;
-    ss.caller = NULL;
-    if (srv.script_busy) {
-        srv.script_busy = 0;
-        server_log(LOG_WARNING_, "Script %s ended after %lld milliseconds.", sha,
-                   (long long)(ev_mono_us() / 1000 - ss.start_ms));
+    run_on(c, L, 0, sha, CHUNK_NAME, ro);
+}
+
+/* ---- functions: libraries in a Lua state of their own ------------------------
+ *
+ * A library's code runs once, at FUNCTION LOAD, with an environment whose
+ * `redis` is the load-time API (register_function, log, the LOG_ constants,
+ * REDIS_VERSION): anything else raises the nonexistent-global error, as in
+ * Redis. The functions it registers keep that environment; when they run
+ * later, `redis` resolves to the full API. The code must finish within
+ * LOAD_TIMEOUT_MS. */
+
+static const char *const flag_names[] = {"no-writes", "allow-oom", "allow-stale", "no-cluster",
+                                         "allow-cross-slot-keys", NULL};
+
+static int name_ok(const char *s, size_t n) {
+    if (n == 0) return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!(s[i] == '_' || (s[i] >= '0' && s[i] <= '9') || ((s[i] | 0x20) >= 'a' && (s[i] | 0x20) <= 'z'))) return 0;
+    return 1;
+}
+
+static int parse_flags(lua_State *L, int idx, unsigned *flags) {
+    *flags = 0;
+    if (lua_isnil(L, idx)) return 0;
+    if (!lua_istable(L, idx)) return -1;
+    for (int j = 1;; j++) {
+        lua_rawgeti(L, idx, j);
+        if (lua_isnil(L, -1)) {
+            lua_pop(L, 1);
+            return 0;
+        }
+        const char *f = lua_tostring(L, -1);
+        int k = 0;
+        while (flag_names[k] && (!f || strcmp(flag_names[k], f) != 0)) k++;
+        lua_pop(L, 1);
+        if (!flag_names[k]) return -1;
+        *flags |= 1u << k;
     }
-    lua_sethook(L, NULL, 0, 0);
+}
+
+/* Add the function (name at -3... see callers) to the library being loaded. */
+static int add_function(lua_State *L, int name_idx, int fn_idx, unsigned flags, int desc_idx) {
+    size_t n;
+    const char *name = lua_tolstring(L, name_idx, &n);
+    if (!name_ok(name, n))
+        return raise_err(L, "ERR Library names can only contain letters, numbers, or underscores(_) and must be at "
+                            "least one character long");
+    script_fn_list *out = ss.loading;
+    for (int i = 0; i < out->n; i++)
+        if (strcmp(out->v[i].name, name) == 0) return raise_err(L, "ERR Function already exists in the library");
+    if (out->n == out->cap) {
+        out->cap = out->cap ? out->cap * 2 : 4;
+        out->v = zrealloc(out->v, sizeof *out->v * (size_t)out->cap);
+    }
+    script_fn *f = &out->v[out->n++];
+    f->name = zstrdup(name);
+    f->desc = desc_idx && lua_type(L, desc_idx) == LUA_TSTRING ? zstrdup(lua_tostring(L, desc_idx)) : NULL;
+    f->flags = flags;
+    lua_pushvalue(L, fn_idx);
+    f->ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    return 0;
+}
+
+static int l_register_function(lua_State *L) {
+    int argc = lua_gettop(L);
+    if (argc == 2) {
+        if (lua_type(L, 1) != LUA_TSTRING) return raise_err(L, "ERR first argument to redis.register_function must be a string");
+        if (lua_type(L, 2) != LUA_TFUNCTION)
+            return raise_err(L, "ERR second argument to redis.register_function must be a function");
+        return add_function(L, 1, 2, 0, 0);
+    }
+    if (argc != 1 || !lua_istable(L, 1)) return raise_err(L, "ERR wrong number of arguments to redis.register_function");
+    lua_pushnil(L);
+    while (lua_next(L, 1)) {
+        const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
+        lua_pop(L, 1);
+        if (strcmp(k, "function_name") && strcmp(k, "callback") && strcmp(k, "flags") && strcmp(k, "description")) {
+            lua_pop(L, 1);
+            return raise_err(L, "ERR unknown argument given to redis.register_function");
+        }
+    }
+    lua_getfield(L, 1, "function_name"); /* 2 */
+    lua_getfield(L, 1, "callback");      /* 3 */
+    lua_getfield(L, 1, "flags");         /* 4 */
+    lua_getfield(L, 1, "description");   /* 5 */
+    if (lua_type(L, 2) != LUA_TSTRING) return raise_err(L, "ERR redis.register_function must get a function name argument");
+    if (lua_type(L, 3) != LUA_TFUNCTION) return raise_err(L, "ERR redis.register_function must get a callback argument");
+    unsigned flags;
+    if (parse_flags(L, 4, &flags) != 0) return raise_err(L, "ERR unknown flag given");
+    return add_function(L, 2, 3, flags, 5);
+}
+
+/* __index of a library's environment: `redis` is the load-time API while
+ * the code loads, the full one afterwards. */
+static int lib_env_index(lua_State *L) {
+    const char *k = lua_tostring(L, 2);
+    if (k && strcmp(k, "redis") == 0 && ss.loading) {
+        lua_getfield(L, LUA_REGISTRYINDEX, "ferry_load_redis");
+        return 1;
+    }
+    return env_index(L);
+}
+
+/* The proxy of the load-time redis table. */
+static int load_redis_index(lua_State *L) {
+    lua_pushvalue(L, 2);
+    lua_rawget(L, lua_upvalueindex(1));
+    if (!lua_isnil(L, -1)) return 1;
+    return luaL_error(L, "Script attempted to access nonexistent global variable '%s'", lua_tostring(L, 2));
+}
+
+static void make_function_envs(lua_State *L) {
+    lua_newtable(L); /* the load-time API */
+    lua_pushcfunction(L, l_register_function);
+    lua_setfield(L, -2, "register_function");
+    lua_getglobal(L, "redis");
+    static const char *const shared[] = {"log", "LOG_DEBUG", "LOG_VERBOSE", "LOG_NOTICE", "LOG_WARNING",
+                                         "REDIS_VERSION", "REDIS_VERSION_NUM", NULL};
+    for (int i = 0; shared[i]; i++) {
+        lua_getfield(L, -1, shared[i]);
+        lua_setfield(L, -3, shared[i]);
+    }
+    lua_pop(L, 1);
+    lua_newtable(L); /* its proxy */
+    lua_newtable(L);
+    lua_pushvalue(L, -3);
+    lua_pushcclosure(L, load_redis_index, 1);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, env_newindex);
+    lua_setfield(L, -2, "__newindex");
+    lua_setmetatable(L, -2);
+    lua_setfield(L, LUA_REGISTRYINDEX, "ferry_load_redis");
+    lua_pop(L, 1);
+    lua_newtable(L); /* the libraries' environment */
+    lua_newtable(L);
+    lua_pushcfunction(L, lib_env_index);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, env_newindex);
+    lua_setfield(L, -2, "__newindex");
+    lua_setmetatable(L, -2);
+    lua_setfield(L, LUA_REGISTRYINDEX, "ferry_lib_env");
+}
+
+static int ensure_functions_state(void) {
+    if (ensure_state() != 0) return -1;
+    if (ss.FL) return 0;
+    ss.FL = new_state();
+    if (!ss.FL) return -1;
+    make_function_envs(ss.FL);
+    return 0;
+}
+
+static void load_timeout_hook(lua_State *L, lua_Debug *ar) {
+    (void)ar;
+    if (ev_mono_us() / 1000 - ss.start_ms < LOAD_TIMEOUT_MS) return;
+    lua_sethook(L, load_timeout_hook, LUA_MASKLINE, 0);
+    raise_err(L, "ERR FUNCTION LOAD timeout");
+}
+
+void script_fn_release(script_fn *f) {
+    if (ss.FL && f->ref != LUA_NOREF) luaL_unref(ss.FL, LUA_REGISTRYINDEX, f->ref);
+    zfree(f->name);
+    zfree(f->desc);
+    f->name = f->desc = NULL;
+    f->ref = LUA_NOREF;
+}
+
+int script_lib_load(const char *code, size_t len, script_fn_list *out, char *err, size_t errlen) {
+    if (ensure_functions_state() != 0) {
+        snprintf(err, errlen, "ERR Failed to create the Lua state");
+        return -1;
+    }
+    lua_State *L = ss.FL;
     lua_settop(L, 0);
-    if (++ss.runs % GC_EVERY_RUNS == 0) lua_gc(L, LUA_GCSTEP, 1);
+    const char *nl = memchr(code, '\n', len);
+    size_t skip = nl ? (size_t)(nl - code) : len; /* the metadata line is compiled as an empty one */
+    lua_pushcfunction(L, error_handler);
+    if (luaL_loadbuffer(L, code + skip, len - skip, FUNC_CHUNK_NAME)) {
+        snprintf(err, errlen, "ERR Error compiling function: %s", lua_tostring(L, -1));
+        lua_settop(L, 0);
+        return -1;
+    }
+    lua_getfield(L, LUA_REGISTRYINDEX, "ferry_lib_env");
+    lua_setfenv(L, -2);
+    ss.loading = out;
+    ss.start_ms = ev_mono_us() / 1000;
+    lua_sethook(L, load_timeout_hook, LUA_MASKCOUNT, HOOK_INSTRUCTIONS);
+    int rc = lua_pcall(L, 0, 0, 1);
+    lua_sethook(L, NULL, 0, 0);
+    ss.loading = NULL;
+    if (rc != 0) {
+        const char *msg = "unknown error";
+        if (lua_istable(L, -1)) {
+            lua_getfield(L, -1, "err");
+            if (lua_isstring(L, -1)) msg = lua_tostring(L, -1);
+        }
+        snprintf(err, errlen, "ERR Error registering functions: %s", msg);
+    } else if (out->n == 0) {
+        snprintf(err, errlen, "ERR No functions registered");
+        rc = -1;
+    }
+    lua_settop(L, 0);
+    if (rc != 0) {
+        for (int i = 0; i < out->n; i++) script_fn_release(&out->v[i]);
+        out->n = 0;
+        return -1;
+    }
+    return 0;
+}
+
+static void push_array(lua_State *L, const span *v, int n) {
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        lua_pushlstring(L, v[i].p, v[i].len);
+        lua_rawseti(L, -2, i + 1);
+    }
+}
+
+void script_fcall(client *c, const script_fn *f, const span *keys, int nkeys, const span *args, int nargs) {
+    if (ensure_functions_state() != 0) {
+        reply_error(c, "ERR Failed to create the Lua state");
+        return;
+    }
+    lua_State *L = ss.FL;
+    lua_settop(L, 0);
+    lua_pushcfunction(L, error_handler);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, f->ref);
+    push_array(L, keys, nkeys);
+    push_array(L, args, nargs);
+    run_on(c, L, 2, f->name, FUNC_CHUNK_NAME, (f->flags & SCRIPT_FLAG_NO_WRITES) != 0);
+}
+
+size_t script_functions_memory(void) {
+    if (ensure_functions_state() != 0) return 0;
+    return (size_t)lua_gc(ss.FL, LUA_GCCOUNT, 0) * 1024 + (size_t)lua_gc(ss.FL, LUA_GCCOUNTB, 0);
+}
+
+void script_functions_reset(void) {
+    if (ss.FL) lua_close(ss.FL);
+    ss.FL = NULL;
 }

@@ -18,6 +18,22 @@ void script_run(client *c, const char *sha, const span *keys, int nkeys, const s
 
 int script_kill(void) { return -1; }
 
+int script_lib_load(const char *code, size_t len, script_fn_list *out, char *err, size_t errlen) {
+    (void)code, (void)len, (void)out, (void)err, (void)errlen;
+    return -1;
+}
+
+void script_fn_release(script_fn *f) { (void)f; }
+
+void script_fcall(client *c, const script_fn *f, const span *keys, int nkeys, const span *args, int nargs) {
+    (void)f, (void)keys, (void)nkeys, (void)args, (void)nargs;
+    reply_error(c, "ERR scripting is not available: this ferry-server was built without Lua (make LUA=no)");
+}
+
+size_t script_functions_memory(void) { return 0; }
+
+void script_functions_reset(void) {}
+
 void script_engine_reset(void) {}
 
 size_t script_engine_memory(void) { return 0; }
