@@ -35,7 +35,12 @@ void persist_info(struct sbuf *b);
 /* The loading_* fields Redis ends the section with while a load runs
  * (nothing otherwise). */
 void persist_loading_info(struct sbuf *b);
-/* DEBUG RELOAD: save, flush, load back. 0 or -1 with err. */
-int persist_debug_reload(char *err, size_t errlen);
+/* DEBUG RELOAD: save (unless NOSAVE), empty the keyspace and the function
+ * libraries (unless NOFLUSH), load the file back (MERGE: what exists is
+ * replaced by the file's). 0 or -1 with err. */
+#define RELOAD_NOSAVE  (1u << 0)
+#define RELOAD_NOFLUSH (1u << 1)
+#define RELOAD_MERGE   (1u << 2)
+int persist_debug_reload(unsigned opts, char *err, size_t errlen);
 
 #endif

@@ -46,7 +46,21 @@ typedef struct rdb_load_hooks {
     void *ud;
     size_t every;
     long long key_delay_us;
+    int allow_dup;                  /* a key or library that exists is replaced (DEBUG RELOAD MERGE) */
 } rdb_load_hooks;
+
+/* Function libraries travel in RDB files ahead of the keys (opcode 245, the
+ * library's code). The scripting layer plugs in here (registry.c): save
+ * writes each library with rdb_write_function; load takes one library's
+ * code (replace: one of that name may be overwritten), 0 or -1 with err. */
+struct rdbw;
+typedef void rdb_functions_save_fn(struct rdbw *w);
+typedef int rdb_function_load_fn(const char *code, size_t len, int replace, char *err, size_t errlen);
+typedef void rdb_functions_flush_fn(void);
+void rdb_set_function_hooks(rdb_functions_save_fn *save, rdb_function_load_fn *load, rdb_functions_flush_fn *flush);
+/* Drop every function library (a reload that empties the dataset). */
+void rdb_flush_functions(void);
+void rdb_write_function(struct rdbw *w, const char *code, size_t len);
 
 /* Load an RDB image (a whole file in memory) into the keyspace, which
  * should be empty; hooks may be NULL. 0 on success; -1 with err ("... at

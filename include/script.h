@@ -28,6 +28,12 @@ extern const command_group function_group;
 size_t functions_count(void);       /* number_of_functions */
 size_t functions_libraries(void);   /* number_of_libraries */
 size_t functions_code_bytes(void);  /* the libraries' code */
+/* rdb.h's function hooks: the libraries into a snapshot, one back from it,
+ * all dropped. */
+struct rdbw;
+void functions_rdb_save(struct rdbw *w);
+int functions_rdb_load(const char *code, size_t len, int replace, char *err, size_t errlen);
+void functions_flush(void);
 
 /* ---- the engine (script_lua.c / script_nolua.c) ---- */
 
@@ -71,9 +77,15 @@ void script_fcall(client *c, const script_fn *f, const span *keys, int nkeys, co
 size_t script_functions_memory(void);
 void script_functions_reset(void);
 
-/* SCRIPT KILL: 0 if the busy script will stop, -1 if none is busy, -2 if
- * it has written (unkillable). */
-int script_kill(void);
+/* SCRIPT KILL (function 0) / FUNCTION KILL (1): 0 if the busy script will
+ * stop, -1 if none is busy, -2 if it has written (unkillable), -3 if what
+ * runs is the other kind. */
+int script_kill(int function);
+#define SCRIPT_ERR_UNKILLABLE                                                                                     \
+    "UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the "  \
+    "script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command."
+/* What runs now (FUNCTION STATS): 1 with its name, caller and run time. */
+int script_running(const char **name, const client **caller, long long *ms);
 /* Forget every compiled script (SCRIPT FLUSH): a new Lua state. */
 void script_engine_reset(void);
 /* Bytes the Lua state uses (INFO's used_memory_lua). */

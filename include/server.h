@@ -56,7 +56,8 @@ typedef struct server {
     struct client *pending_write;   /* singly linked list of clients with staged output */
     struct client *current_client;
     long long latest_fork_usec;     /* how long the last fork() stopped the server (cmd_persist.c) */
-    int script_busy;                /* a script ran past busy-reply-threshold: commands may get -BUSY */
+    int script_busy;                /* a script ran past busy-reply-threshold: commands may get -BUSY
+                                     * (SCRIPT_BUSY_EVAL or SCRIPT_BUSY_FUNCTION: which KILL stops it) */
     int loading;                    /* the start-up load runs (cmd_persist.c): commands may get -LOADING */
     int rdb_bgsave_failed;          /* the last background save failed (cmd_persist.c): MISCONF may apply */
     int client_mem_grew;            /* a client's buffers grew since the last eviction check (client_evict.c) */
@@ -90,5 +91,14 @@ void server_log(int level, const char *fmt, ...) __attribute__((format(printf, 2
 
 /* resident set size of the process, from /proc/self/statm (0 if unknown) */
 size_t rss_bytes(void);
+
+#define SCRIPT_BUSY_EVAL 1
+#define SCRIPT_BUSY_FUNCTION 2
+/* The -BUSY error (without "-") for what is running. */
+static inline const char *script_busy_error(void) {
+    return srv.script_busy == SCRIPT_BUSY_FUNCTION
+               ? "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
+               : "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
+}
 
 #endif

@@ -168,6 +168,7 @@ void clients_free_closed(void) {
 }
 
 void clients_events_while_busy(void) {
+    client *current = srv.current_client;
     srv.now_ms = ev_now_ms();
     srv.el->dont_wait = 1;
     srv.el->no_timers = 1;
@@ -175,6 +176,7 @@ void clients_events_while_busy(void) {
     srv.el->no_timers = 0;
     clients_flush_pending();
     clients_free_closed();
+    srv.current_client = current;
 }
 
 void clients_process_deferred(void) {
@@ -469,8 +471,9 @@ static void client_readable(evloop *el, int fd, void *data, int mask) {
     if (c->flags & (CF_INPUT_DEFERRED | CF_SCRIPT_CALLER)) return; /* its next pass comes first (see the top) */
     srv.now_ms = ev_now_ms();
     srv.current_client = c;
-    if (c->qlen == c->qpos) {
-        /* no partial request: read into the shared buffer */
+    if (c->qlen == c->qpos && !srv.script_busy) {
+        /* no partial request: read into the shared buffer (not while a busy
+         * script's caller is still processing its own input from it) */
         n = read(fd, shared_qbuf, SHARED_QBUF);
         srv.stats.reads++;
         if (n <= 0) {
@@ -488,7 +491,7 @@ static void client_readable(evloop *el, int fd, void *data, int mask) {
     } else {
         if (c->qpos > 0 && c->qcap - c->qlen < READ_CHUNK) keep_tail(c, c->qbuf, c->qpos, c->qlen);
         if (c->qcap - c->qlen < READ_CHUNK) {
-            size_t cap = c->qcap * 2;
+            size_t cap = c->qcap ? c->qcap * 2 : READ_CHUNK;
             c->qbuf = zrealloc(c->qbuf, cap);
             c->qcap = cap;
             clients_memory_grew();

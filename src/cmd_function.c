@@ -4,7 +4,7 @@
  * functions; this file keeps the libraries.
  *
  * A library is its name, its code and the functions it registered. Function
- * names are unique across libraries; a load that would break that, or that
+ * names (compared without case, as library names) are unique across libraries; a load that would break that, or that
  * fails in any way, changes nothing (REPLACE included: the old library is
  * dropped only once the new one has loaded). The list is short in practice
  * (a handful of libraries), so lookups walk it.
@@ -23,6 +23,7 @@
 #include "zmalloc.h"
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #define RDB_OPCODE_FUNCTION2 245
 #define RDB_OPCODE_FUNCTION_PRE_GA 246
@@ -62,7 +63,7 @@ size_t functions_code_bytes(void) {
 
 static library *find_lib(const char *name) {
     for (library *l = libs; l; l = l->next)
-        if (strcmp(l->name, name) == 0) return l;
+        if (strcasecmp(l->name, name) == 0) return l;
     return NULL;
 }
 
@@ -71,7 +72,8 @@ static script_fn *find_fn(const char *name, size_t len, const library *except) {
     for (library *l = libs; l; l = l->next) {
         if (l == except) continue;
         for (int i = 0; i < l->fns.n; i++)
-            if (strlen(l->fns.v[i].name) == len && memcmp(l->fns.v[i].name, name, len) == 0) return &l->fns.v[i];
+            if (strlen(l->fns.v[i].name) == len && strncasecmp(l->fns.v[i].name, name, len) == 0)
+                return &l->fns.v[i];
     }
     return NULL;
 }
@@ -188,12 +190,25 @@ static int load_library(const char *code, size_t len, int replace, char *name, s
     return 0;
 }
 
+/* ---- in RDB files (rdb.h's hooks, wired by registry.c) ---------------------------- */
+
+void functions_rdb_save(rdbw *w) {
+    for (library *l = libs; l; l = l->next) rdb_write_function(w, l->code, l->code_len);
+}
+
+int functions_rdb_load(const char *code, size_t len, int replace, char *err, size_t errlen) {
+    char name[256];
+    return load_library(code, len, replace, name, sizeof name, err, errlen);
+}
+
+void functions_flush(void) { flush_all(); }
+
 /* ---- FCALL --------------------------------------------------------------------- */
 
 static void fcall_generic(client *c, int ro) {
     long long numkeys;
     if (!str_to_ll(c->argv[2].p, c->argv[2].len, &numkeys)) {
-        reply_err_notint(c);
+        reply_error(c, "ERR Bad number of keys provided");
         return;
     }
     if (numkeys > c->argc - 3) {
@@ -230,11 +245,14 @@ static void cmd_fcall_ro(client *c) { fcall_generic(c, 1); }
 
 static void function_load(client *c) {
     NOLUA_CHECK(c);
-    int replace = c->argc == 4 && span_eq_nocase(c->argv[2], "replace");
-    if (c->argc == 4 && !replace) {
-        char a[129];
-        reply_errorf(c, "ERR Unknown option given: %s", span_cstr(a, sizeof a, c->argv[2]));
-        return;
+    int replace = 0;
+    for (int j = 2; j < c->argc - 1; j++) {
+        if (!span_eq_nocase(c->argv[j], "replace")) {
+            char a[129];
+            reply_errorf(c, "ERR Unknown option given: %s", span_cstr(a, sizeof a, c->argv[j]));
+            return;
+        }
+        replace = 1;
     }
     span code = c->argv[c->argc - 1];
     char name[256], err[1024];
@@ -333,7 +351,21 @@ static void function_list(client *c) {
 static void function_stats(client *c) {
     reply_map(c, 2);
     reply_bulk_cstr(c, "running_script");
-    reply_null(c);
+    const char *name;
+    const client *caller;
+    long long ms;
+    if (srv.script_busy == SCRIPT_BUSY_FUNCTION && script_running(&name, &caller, &ms)) {
+        reply_map(c, 3);
+        reply_bulk_cstr(c, "name");
+        reply_bulk_cstr(c, name);
+        reply_bulk_cstr(c, "command");
+        reply_array(c, caller->argc);
+        for (int i = 0; i < caller->argc; i++) reply_bulk_span(c, caller->argv[i]);
+        reply_bulk_cstr(c, "duration_ms");
+        reply_int(c, ms);
+    } else {
+        reply_null(c);
+    }
     reply_bulk_cstr(c, "engines");
     reply_map(c, 1);
     reply_bulk_cstr(c, "LUA");
@@ -345,7 +377,10 @@ static void function_stats(client *c) {
 }
 
 static void function_kill(client *c) {
-    if (script_kill() == 0) reply_ok(c);
+    int rc = script_kill(1);
+    if (rc == 0) reply_ok(c);
+    else if (rc == -3) reply_error(c, script_busy_error());
+    else if (rc == -2) reply_error(c, SCRIPT_ERR_UNKILLABLE);
     else reply_error(c, "NOTBUSY No scripts in execution right now.");
 }
 
@@ -402,6 +437,12 @@ static void free_codes(rdb_str *codes, int n) {
 }
 
 static void function_restore(client *c) {
+    if (c->argc > 4) {
+        char sub[64];
+        reply_errorf(c, "ERR unknown subcommand or wrong number of arguments for '%s'. Try FUNCTION HELP.",
+                     span_cstr(sub, sizeof sub, c->argv[1]));
+        return;
+    }
     NOLUA_CHECK(c);
     int policy = 0; /* 0 append, 1 replace, 2 flush */
     if (c->argc == 4) {

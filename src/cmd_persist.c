@@ -292,15 +292,19 @@ int persist_load_at_startup(persist_events_fn *events) {
     return 0;
 }
 
-int persist_debug_reload(char *err, size_t errlen) {
-    if (save_now() != 0) {
+int persist_debug_reload(unsigned opts, char *err, size_t errlen) {
+    if (!(opts & RELOAD_NOSAVE) && save_now() != 0) {
         snprintf(err, errlen, "Error trying to save the DB");
         return -1;
     }
-    for (int i = 0; i < db_count(); i++) db_flush(db_get(i));
+    if (!(opts & RELOAD_NOFLUSH)) {
+        for (int i = 0; i < db_count(); i++) db_flush(db_get(i));
+        rdb_flush_functions();
+    }
     char path[4096], why[1024];
     rdb_path(path, sizeof path);
-    if (rdb_load_file(path, NULL, &ps.last_load, why, sizeof why) != 0) {
+    rdb_load_hooks h = {.allow_dup = (opts & RELOAD_MERGE) != 0};
+    if (rdb_load_file(path, &h, &ps.last_load, why, sizeof why) != 0) {
         snprintf(err, errlen, "Error trying to load the RDB dump: %s", why);
         return -1;
     }

@@ -121,12 +121,11 @@ static void script_flush(client *c) {
 }
 
 static void cmd_script_kill(client *c) {
-    int rc = script_kill();
+    int rc = script_kill(0);
     if (rc == 0) reply_ok(c);
     else if (rc == -1) reply_error(c, "NOTBUSY No scripts in execution right now.");
-    else reply_error(c, "UNKILLABLE Sorry the script already executed write commands against the dataset. You can "
-                        "either wait the script termination or kill the server in a hard way using the SHUTDOWN "
-                        "NOSAVE command.");
+    else if (rc == -3) reply_error(c, script_busy_error());
+    else reply_error(c, SCRIPT_ERR_UNKILLABLE);
 }
 
 static void script_debug(client *c) {

@@ -99,7 +99,7 @@ static void cmd_shutdown(client *c) {
         return;
     }
     if (srv.script_busy && !nosave) {
-        reply_error(c, "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
+        reply_error(c, script_busy_error());
         return;
     }
     if (persist_shutdown_save(save, nosave) != 0 && !force) {
@@ -341,9 +341,20 @@ static void debug_populate(client *c) {
 }
 
 /* DEBUG RELOAD: save the dataset, empty it and load the file back. */
+/* DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE] */
 static void debug_reload(client *c) {
+    unsigned opts = 0;
+    for (int j = 2; j < c->argc; j++) {
+        if (span_eq_nocase(c->argv[j], "merge")) opts |= RELOAD_MERGE;
+        else if (span_eq_nocase(c->argv[j], "noflush")) opts |= RELOAD_NOFLUSH;
+        else if (span_eq_nocase(c->argv[j], "nosave")) opts |= RELOAD_NOSAVE;
+        else {
+            reply_error(c, "ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.");
+            return;
+        }
+    }
     char err[1100];
-    if (persist_debug_reload(err, sizeof err) != 0) {
+    if (persist_debug_reload(opts, err, sizeof err) != 0) {
         reply_errorf(c, "ERR %s", err);
         return;
     }
@@ -364,7 +375,7 @@ static void cmd_debug(client *c) {
     else if (c->argc == 3 && span_eq_nocase(sub, "set-active-expire")) debug_set_active_expire(c);
     else if (c->argc == 3 && span_eq_nocase(sub, "object")) debug_object(c);
     else if (c->argc == 3 && span_eq_nocase(sub, "error")) debug_error(c);
-    else if (c->argc == 2 && span_eq_nocase(sub, "reload")) debug_reload(c);
+    else if (span_eq_nocase(sub, "reload")) debug_reload(c);
     else if (c->argc >= 3 && c->argc <= 5 && span_eq_nocase(sub, "populate")) debug_populate(c);
     else if (c->argc == 2 && span_eq_nocase(sub, "digest")) debug_digest(c);
     else if (c->argc >= 2 && span_eq_nocase(sub, "digest-value")) debug_digest_value(c);

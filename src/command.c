@@ -323,7 +323,7 @@ void command_dispatch_resolved(client *c, command *cmd) {
         goto done;
     }
     if (srv.script_busy && !(cmd->flags & CMD_ALLOW_BUSY)) {
-        reject(c, cmd, "BUSY", "Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
+        reject(c, cmd, "BUSY", script_busy_error() + 5);
         goto done;
     }
     if (srv.loading && !(cmd->flags & CMD_LOADING)) {

@@ -197,6 +197,13 @@ void cmd_command(client *c) {
             reply_error(c, "ERR Invalid number of arguments specified for command");
             return;
         }
+        if (cmd->props & PROP_NUMKEYS_AT_2) { /* EVAL / FCALL: the keys are counted by argv[2] */
+            long long nk;
+            if (!str_to_ll(c->argv[4].p, c->argv[4].len, &nk) || nk < 0 || nk > argc - 3) nk = 0;
+            reply_array(c, (long)nk);
+            for (long long i = 0; i < nk; i++) reply_bulk_span(c, c->argv[5 + i]);
+            return;
+        }
         if (cmd->first_key == 0) {
             reply_error(c, "ERR The command has no key arguments");
             return;

@@ -131,8 +131,28 @@ static void save_db(saver *s, db *d) {
     dict_foreach(&d->keys, save_node_cb, s);
 }
 
+static rdb_functions_save_fn *functions_save;
+static rdb_function_load_fn *function_load;
+static rdb_functions_flush_fn *functions_flush;
+
+void rdb_set_function_hooks(rdb_functions_save_fn *save, rdb_function_load_fn *load, rdb_functions_flush_fn *flush) {
+    functions_save = save;
+    function_load = load;
+    functions_flush = flush;
+}
+
+void rdb_flush_functions(void) {
+    if (functions_flush) functions_flush();
+}
+
+void rdb_write_function(rdbw *w, const char *code, size_t len) {
+    rdbw_u8(w, OP_FUNCTION2);
+    rdbw_string(w, code, len);
+}
+
 static int write_all(saver *s) {
     save_header(&s->w);
+    if (functions_save) functions_save(&s->w);
     for (int i = 0; i < db_count(); i++) save_db(s, db_get(i));
     rdbw_u8(&s->w, OP_EOF);
     flush_out(s);
@@ -268,8 +288,15 @@ static int load_key(loader *l, unsigned t) {
         dnode *n = rdb_value_node(key.p, key.len, &v, l->expire_ms);
         rdb_value_set_access(n, l->idle_secs, l->freq);
         size_t dup;
-        if (db_load_add(&l->q, n, key_pos, &dup) == 0) l->st->keys_loaded++;
-        else rc = duplicate(l, dup);
+        if (l->h && l->h->allow_dup && db_lookup(l->d, key.p, key.len)) { /* MERGE: the file's value wins */
+            db_delete(l->d, key.p, key.len);
+            db_add_node(l->d, n);
+            l->st->keys_loaded++;
+        } else if (db_load_add(&l->q, n, key_pos, &dup) == 0) {
+            l->st->keys_loaded++;
+        } else {
+            rc = duplicate(l, dup);
+        }
     }
     rdb_value_free(&v);
     rdb_str_free(&key);
@@ -325,6 +352,19 @@ static int resize_db(loader *l) {
     return 0;
 }
 
+/* A function library: its code, handed to the scripting layer. */
+static int load_function(loader *l) {
+    rdb_str code;
+    if (!rdbr_string(&l->r, &code)) return fail(l, "%s", l->r.err);
+    char why[400];
+    int rc = 0;
+    if (!function_load) rc = fail(l, "%s", "a function library, and this server has no scripting");
+    else if (function_load(code.p, code.len, l->h && l->h->allow_dup, why, sizeof why) != 0)
+        rc = fail(l, "function library refused: %s", why);
+    rdb_str_free(&code);
+    return rc;
+}
+
 /* One opcode or key; 1 at EOF. */
 static int load_step(loader *l) {
     unsigned op = rdbr_u8(&l->r);
@@ -339,7 +379,8 @@ static int load_step(loader *l) {
     case OP_FREQ: l->freq = (int)rdbr_u8(&l->r); break;
     case OP_IDLE: l->idle_secs = (long long)(rdbr_len(&l->r) & INT64_MAX); break;
     case OP_MODULE_AUX: return fail(l, "%s", "module data (ferry has no modules)");
-    case OP_FUNCTION: case OP_FUNCTION2: return fail(l, "%s", "Redis functions, which ferry does not support yet");
+    case OP_FUNCTION: return fail(l, "%s", "a pre-GA function format, which ferry does not read");
+    case OP_FUNCTION2: return load_function(l);
     default: return load_key(l, op);
     }
     return rdbr_ok(&l->r) ? 0 : fail(l, "%s", l->r.err);

@@ -13,6 +13,7 @@
 #include "dict.h"
 #include "evict.h"
 #include "persist.h"
+#include "rdb.h"
 #include "script.h"
 #include "t_hash.h"
 #include "t_list.h"
@@ -36,7 +37,10 @@ void registry_commands(void) {
     commands_init(groups, sizeof groups / sizeof groups[0]);
 }
 
-void registry_hooks(void) { dict_expand_veto = evict_expand_veto; }
+void registry_hooks(void) {
+    dict_expand_veto = evict_expand_veto;
+    rdb_set_function_hooks(functions_rdb_save, functions_rdb_load, functions_flush);
+}
 
 void registry_init(void) {
     registry_value_types();

@@ -66,6 +66,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define CHUNK_NAME "@user_script"
 #define FUNC_CHUNK_NAME "@user_function"
@@ -469,6 +470,8 @@ static void make_env(lua_State *L) {
     lua_pushboolean(L, 0);
     lua_setfield(L, -2, "__metatable");
     lua_setmetatable(L, -2);
+    lua_pushvalue(L, -1);
+    lua_setglobal(L, "_G"); /* scripts reach the globals only through the proxy, _G included */
     lua_setfield(L, LUA_REGISTRYINDEX, "ferry_env");
 }
 
@@ -537,7 +540,7 @@ static void busy_hook(lua_State *L, lua_Debug *ar) {
         server_log(LOG_WARNING_, "Slow script detected: still in execution after %lld milliseconds. You can try "
                    "killing the script using the SCRIPT KILL command. Script name is: %s.",
                    (long long)(now - ss.start_ms), ss.sha);
-        srv.script_busy = 1;
+        srv.script_busy = strcmp(ss.chunk, FUNC_CHUNK_NAME) == 0 ? SCRIPT_BUSY_FUNCTION : SCRIPT_BUSY_EVAL;
     }
     if (srv.script_busy && srv.el) clients_events_while_busy();
     else if (srv.script_busy) ss.kill = 1; /* no event loop (fuzzing, tests): nobody could send SCRIPT KILL */
@@ -548,8 +551,9 @@ static void busy_hook(lua_State *L, lua_Debug *ar) {
     raise_err(L, ERR_KILLED);
 }
 
-int script_kill(void) {
+int script_kill(int function) {
     if (!srv.script_busy || !ss.caller) return -1;
+    if ((srv.script_busy == SCRIPT_BUSY_FUNCTION) != (function != 0)) return -3;
     if (ss.wrote) return -2;
     ss.kill = 1;
     return 0;
@@ -593,6 +597,14 @@ static void set_array_global(lua_State *L, const char *name, const span *v, int 
     lua_setglobal(L, name);
 }
 
+/* t[name] without metamethods (a script's result may have any metatable,
+ * and a metamethod run here would be outside any protected call). */
+static void raw_field(lua_State *L, int idx, const char *name) {
+    if (idx < 0) idx = lua_gettop(L) + idx + 1;
+    lua_pushstring(L, name);
+    lua_rawget(L, idx);
+}
+
 /* Message handler: the error as {err = "CODE text", line = N} with the line
  * of the innermost frame of the script itself. */
 static int error_handler(lua_State *L) {
@@ -607,7 +619,7 @@ static int error_handler(lua_State *L) {
     }
     lua_newtable(L);
     if (lua_istable(L, 1)) {
-        lua_getfield(L, 1, "err");
+        raw_field(L, 1, "err");
     } else {
         lua_pushfstring(L, "ERR %s", lua_tostring(L, 1) ? lua_tostring(L, 1) : "unknown error");
     }
@@ -631,7 +643,7 @@ static void reply_value(client *c, lua_State *L, int idx, int depth);
 static int reply_special_table(client *c, lua_State *L, int idx) {
     static const char *const fields[] = {"err", "ok", "double", "big_number", NULL};
     for (int i = 0; fields[i]; i++) {
-        lua_getfield(L, idx, fields[i]);
+        raw_field(L, idx, fields[i]);
         int t = lua_type(L, -1);
         if ((i < 2 && t == LUA_TSTRING) || (i == 2 && t == LUA_TNUMBER) || (i == 3 && t == LUA_TSTRING)) {
             size_t n;
@@ -659,13 +671,13 @@ static int reply_special_table(client *c, lua_State *L, int idx) {
 
 /* {verbatim_string = {format = "txt", string = "..."}} */
 static int reply_verbatim_table(client *c, lua_State *L, int idx) {
-    lua_getfield(L, idx, "verbatim_string");
+    raw_field(L, idx, "verbatim_string");
     if (!lua_istable(L, -1)) {
         lua_pop(L, 1);
         return 0;
     }
-    lua_getfield(L, -1, "format");
-    lua_getfield(L, -2, "string");
+    raw_field(L, lua_gettop(L), "format");
+    raw_field(L, lua_gettop(L) - 1, "string");
     size_t n = 0, fl = 0;
     const char *s = lua_tolstring(L, -1, &n), *f = lua_tolstring(L, -2, &fl);
     if (s && f && fl == 3) reply_verbatim(c, s, n, f);
@@ -676,7 +688,7 @@ static int reply_verbatim_table(client *c, lua_State *L, int idx) {
 
 static int reply_map_or_set(client *c, lua_State *L, int idx, int depth) {
     for (int set = 0; set < 2; set++) {
-        lua_getfield(L, idx, set ? "set" : "map");
+        raw_field(L, idx, set ? "set" : "map");
         if (!lua_istable(L, -1)) {
             lua_pop(L, 1);
             continue;
@@ -846,7 +858,7 @@ static int add_function(lua_State *L, int name_idx, int fn_idx, unsigned flags, 
                             "least one character long");
     script_fn_list *out = ss.loading;
     for (int i = 0; i < out->n; i++)
-        if (strcmp(out->v[i].name, name) == 0) return raise_err(L, "ERR Function already exists in the library");
+        if (strcasecmp(out->v[i].name, name) == 0) return raise_err(L, "ERR Function already exists in the library");
     if (out->n == out->cap) {
         out->cap = out->cap ? out->cap * 2 : 4;
         out->v = zrealloc(out->v, sizeof *out->v * (size_t)out->cap);
@@ -936,6 +948,8 @@ static void make_function_envs(lua_State *L) {
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, env_newindex);
     lua_setfield(L, -2, "__newindex");
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
     lua_setmetatable(L, -2);
     lua_setfield(L, LUA_REGISTRYINDEX, "ferry_lib_env");
 }
@@ -1027,6 +1041,14 @@ void script_fcall(client *c, const script_fn *f, const span *keys, int nkeys, co
     push_array(L, keys, nkeys);
     push_array(L, args, nargs);
     run_on(c, L, 2, f->name, FUNC_CHUNK_NAME, (f->flags & SCRIPT_FLAG_NO_WRITES) != 0);
+}
+
+int script_running(const char **name, const client **caller, long long *ms) {
+    if (!ss.caller) return 0;
+    *name = ss.sha;
+    *caller = ss.caller;
+    *ms = ev_mono_us() / 1000 - ss.start_ms;
+    return 1;
 }
 
 size_t script_functions_memory(void) {

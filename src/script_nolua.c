@@ -3,6 +3,7 @@
  * lists them and clients get a clear answer) and reply with an error. */
 #include "script.h"
 #include "reply.h"
+#include <stdio.h>
 
 int script_engine_available(void) { return 0; }
 
@@ -16,10 +17,19 @@ void script_run(client *c, const char *sha, const span *keys, int nkeys, const s
     reply_error(c, "ERR scripting is not available: this ferry-server was built without Lua (make LUA=no)");
 }
 
-int script_kill(void) { return -1; }
+int script_kill(int function) {
+    (void)function;
+    return -1;
+}
+
+int script_running(const char **name, const client **caller, long long *ms) {
+    (void)name, (void)caller, (void)ms;
+    return 0;
+}
 
 int script_lib_load(const char *code, size_t len, script_fn_list *out, char *err, size_t errlen) {
-    (void)code, (void)len, (void)out, (void)err, (void)errlen;
+    (void)code, (void)len, (void)out;
+    snprintf(err, errlen, "ERR scripting is not available: this ferry-server was built without Lua (make LUA=no)");
     return -1;
 }
 

@@ -21,6 +21,7 @@ import redis as redispy
 
 from conftest import start_server
 from diffkit import cmd, format_report, hello, run_steps
+from resp_client import encode_command
 
 
 def ev(script, *keys_and_args, nkeys=None):
@@ -183,6 +184,60 @@ CASES = {
 }
 
 
+def lib(name, body):
+    return "#!lua name=%s\n%s" % (name, body)
+
+
+FUNCTION_CASES = {
+    "function_load_and_call": [
+        ["FUNCTION", "FLUSH"],
+        ["FUNCTION", "LOAD", lib("lib1", "redis.register_function('f1', function(keys, args) return {keys, args} end)")],
+        ["FCALL", "f1", "1", "k", "a"], ["FCALL", "F1", "0"],
+        ["FUNCTION", "LOAD", lib("lib1", "redis.register_function('f1', function(keys, args) return 1 end)")],
+        ["FUNCTION", "LOAD", "REPLACE", lib("lib1", "redis.register_function('f1', function(keys, args) "
+                                                    "return redis.call('set', keys[1], 'x') end)")],
+        ["FCALL", "f1", "1", "k"], ["FCALL_RO", "f1", "1", "k"], ["FCALL", "nosuch", "0"],
+        ["FCALL", "f1", "bad"], ["FCALL", "f1", "-1"], ["FCALL", "f1", "5", "a"],
+        ["FUNCTION", "LOAD", "foo", "bar", lib("x", "redis.register_function('q', function() end)")],
+        ["FUNCTION", "LOAD", lib("lib3", "redis.register_function{function_name='g', callback=function() return 2 end, "
+                                         "flags={'no-writes'}, description='desc'}")],
+        ["FCALL_RO", "g", "0"], ["FUNCTION", "LIST", "WITHCODE", "LIBRARYNAME", "lib3"],
+        ["FUNCTION", "LIST", "LIBRARYNAME", "lib*"],
+        ["FUNCTION", "STATS"], ["FUNCTION", "DELETE", "lib3"], ["FUNCTION", "DELETE", "lib3"], ["FUNCTION", "KILL"],
+        ["FUNCTION", "LOAD", lib("lib4", "local function x() error('boom') end redis.register_function('h', "
+                                         "function() x() end)")],
+        ["FCALL", "h", "0"],
+        ["FUNCTION", "LOAD", lib("e10", "redis.register_function{function_name='zy', callback=function() "
+                                        "return redis.call('set','a','b') end, flags={'no-writes'}}")],
+        ["FCALL", "zy", "0"], ["FUNCTION", "FLUSH", "BAD"], ["FUNCTION", "FLUSH", "ASYNC"], ["FUNCTION", "LIST"],
+        ["FUNCTION", "RESTORE", "bad"], ["FUNCTION", "RESTORE", "a", "b", "c"], ["FUNCTION", "HELP"],
+        ["FUNCTION", "STATS"],
+    ],
+    "function_load_errors": [
+        ["FUNCTION", "LOAD", lib("lib2", "redis.call('ping')")], ["FUNCTION", "LOAD", lib("lib2", "return 1")],
+        ["FUNCTION", "LOAD", "no shebang"], ["FUNCTION", "LOAD", "#!js name=x\n"], ["FUNCTION", "LOAD", "#!lua\n"],
+        ["FUNCTION", "LOAD", "#!lua name=lib3 foo=bar\n"], ["FUNCTION", "LOAD", lib("e1", "return +")],
+        ["FUNCTION", "LOAD", lib("e2", "redis.register_function{function_name='a', callback=function() end, "
+                                       "flags={'bad'}}")],
+        ["FUNCTION", "LOAD", lib("e3", "redis.register_function{function_name='a', callback=function() end, foo=1}")],
+        ["FUNCTION", "LOAD", lib("e4", "redis.register_function{callback=function() end}")],
+        ["FUNCTION", "LOAD", lib("e5", "redis.register_function{function_name='a'}")],
+        ["FUNCTION", "LOAD", lib("e6", "redis.register_function('a-b', function() end)")],
+        ["FUNCTION", "LOAD", lib("e7", "redis.register_function('a', function() end) "
+                                       "redis.register_function('a', function() end)")],
+        ["FUNCTION", "LOAD", lib("e8", "redis.register_function()")],
+        ["FUNCTION", "LOAD", lib("e8", "redis.register_function('x', 1)")],
+        ["FUNCTION", "LOAD", lib("e-9", "redis.register_function('zz', function() end)")],
+        ["FUNCTION", "LOAD", lib("e11", "local a = redis.setresp")],
+        ["FUNCTION", "LOAD", lib("inf", "while true do end")],
+        ["FUNCTION", "LOAD", lib("e12", "redis.register_function('zx', function(k, a) return redis.setresp end)")],
+        ["FCALL", "zx", "0"], ["FUNCTION", "LOAD", lib("e13", "redis.register_function('zx', function() end)")],
+        ["FUNCTION", "LOAD", "#!LUA name=up\nredis.register_function('up1', function() return 'up' end)"],
+        ["FCALL", "up1", "0"], ["FUNCTION", "FLUSH"],
+    ],
+}
+
+
 @pytest.fixture(scope="module")
 def pair():
     f = start_server("ferry")
@@ -197,6 +252,60 @@ def test_scripting(pair, name):
     f, r = pair
     mismatches, transcript = run_steps(f.port, r.port, CASES[name])
     assert not mismatches, format_report(name, mismatches, transcript)
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTION_CASES))
+def test_functions(pair, name):
+    f, r = pair
+    mismatches, transcript = run_steps(f.port, r.port, FUNCTION_CASES[name])
+    assert not mismatches, format_report(name, mismatches, transcript)
+
+
+def test_function_dump_restore_both_ways(pair):
+    """FUNCTION DUMP payloads are byte-identical, and each server restores
+    the other's (APPEND collision, REPLACE, FLUSH policies)."""
+    f, r = pair
+    fc, rc = redispy.Redis(port=f.port), redispy.Redis(port=r.port)
+    code = lib("dl", "redis.register_function('dfn', function() return '%s' end)" % ("x" * 60))
+    for c in (fc, rc):
+        c.function_flush()
+        c.function_load(code)
+    fd, rd = fc.function_dump(), rc.function_dump()
+    assert fd == rd
+    for c, payload in ((fc, rd), (rc, fd)):
+        with pytest.raises(redispy.ResponseError, match="Library dl already exists"):
+            c.function_restore(payload)
+        assert c.function_restore(payload, "REPLACE")
+        c.function_flush()
+        assert c.function_restore(payload)
+        assert c.fcall("dfn", 0) == b"x" * 60
+        assert c.function_restore(payload, "FLUSH")
+
+
+def test_functions_survive_restart_and_move_between_servers(tmpdirs):
+    """Libraries are saved in dump.rdb (ahead of the keys) and loaded at
+    start; each server loads the other's file."""
+    from conftest import start_in
+    files = {}
+    for kind in ("ferry", "redis"):
+        d = tmpdirs()
+        s = start_in(kind, d)
+        try:
+            c = redispy.Redis(port=s.port)
+            c.function_load(lib("persisted", "redis.register_function('pf', function(k, a) return 'kept' end)"))
+            c.set("key", "v")
+            assert c.save()
+        finally:
+            s.cleanup()
+        files[kind] = d
+    for kind, other in (("ferry", "redis"), ("redis", "ferry")):
+        s = start_in(kind, files[other])
+        try:
+            c = redispy.Redis(port=s.port)
+            assert c.fcall("pf", 0) == b"kept"
+            assert c.get("key") == b"v"  # the keyspace loaded too
+        finally:
+            s.cleanup()
 
 
 def test_info_counts_cached_scripts(pair):
@@ -251,7 +360,7 @@ def wait_busy(c, timeout=10):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         r = c.command("PING")
-        if r == BUSY:
+        if r.startswith(b"-BUSY "):
             return
         assert r == b"+PONG\r\n", r
         time.sleep(0.02)
@@ -307,5 +416,31 @@ def test_busy_script_pcall_cannot_swallow_the_kill():
         assert other.command("SCRIPT", "KILL") == b"+OK\r\n"
         assert runner.read_reply(timeout=10).startswith(b"-ERR Script killed by user with SCRIPT KILL...")
         assert runner.command("PING") == b"+PONG\r\n"
+    finally:
+        s.cleanup()
+
+
+def test_busy_caller_pipeline_survives_other_clients_traffic():
+    """The caller's requests pipelined after a busy function still run, byte
+    for byte, although other clients were read (into other buffers) while
+    the function was busy; FUNCTION STATS shows the running function."""
+    s = start_server("ferry", "--busy-reply-threshold", "50")
+    try:
+        admin, runner, other = s.client(timeout=20), s.client(timeout=20), s.client(timeout=20)
+        code = "#!lua name=spin\nredis.register_function('spin', function() local a = 1 while true do a = a + 1 end end)"
+        assert admin.command("FUNCTION", "LOAD", code) == b"$4\r\nspin\r\n"
+        runner.send(b"".join(encode_command(c) for c in (("FCALL", "spin", "0"), ("SET", "after", "1"),
+                                                             ("GET", "after"))))
+        wait_busy(other)
+        assert other.command("SET", "junk", "x" * 5000) == BUSY.replace(b"SCRIPT KILL", b"FUNCTION KILL")
+        stats = other.command("FUNCTION", "STATS")
+        assert b"$7\r\ncommand\r\n*3\r\n$5\r\nFCALL\r\n$4\r\nspin\r\n$1\r\n0\r\n" in stats, stats
+        assert other.command("SCRIPT", "KILL") == BUSY.replace(b"SCRIPT KILL", b"FUNCTION KILL")
+        assert other.command("FUNCTION", "KILL") == b"+OK\r\n"
+        assert runner.read_reply(timeout=10) == (b"-ERR Script killed by user with SCRIPT KILL... script: spin, "
+                                                 b"on @user_function:2.\r\n")
+        assert runner.read_reply(timeout=10) == b"+OK\r\n"
+        assert runner.read_reply(timeout=10) == b"$1\r\n1\r\n"
+        assert other.command("GET", "junk") == b"$-1\r\n"
     finally:
         s.cleanup()
