@@ -18,6 +18,7 @@
 #include "rdb_io.h"
 #include "reply.h"
 #include "script.h"
+#include "splitargs.h"
 #include "server.h"
 #include "util.h"
 #include "zmalloc.h"
@@ -112,46 +113,59 @@ static int valid_name(const char *s, size_t n) {
     return 1;
 }
 
-/* The "#!<engine> name=<lib>" first line: the library name into name, or
- * -1 with the error text. */
+/* The "#!<engine> name=<lib>" first line: the engine runs to the first
+ * space; the rest is split as Redis splits it (quotes allowed). The library
+ * name into name, or -1 with the error text. */
+#define MAX_META_TOKENS 16
 static int parse_metadata(const char *code, size_t len, char *name, size_t cap, char *err, size_t errlen) {
     if (len < 2 || code[0] != '#' || code[1] != '!') {
         snprintf(err, errlen, "ERR Missing library metadata");
         return -1;
     }
     const char *nl = memchr(code, '\n', len);
-    size_t end = nl ? (size_t)(nl - code) : len, pos = 2, start = 2;
+    size_t end = nl ? (size_t)(nl - code) : len, pos = 2;
     while (pos < end && code[pos] != ' ') pos++;
-    if (!(pos - start == 3 && strncasecmp(code + start, "lua", 3) == 0)) {
-        snprintf(err, errlen, "ERR Engine '%.*s' not found", (int)(pos - start > 64 ? 64 : pos - start), code + start);
+    if (!(pos - 2 == 3 && strncasecmp(code + 2, "lua", 3) == 0)) {
+        snprintf(err, errlen, "ERR Engine '%.*s' not found", (int)(pos - 2 > 64 ? 64 : pos - 2), code + 2);
         return -1;
     }
-    name[0] = '\0';
-    int have = 0;
-    while (pos < end) {
-        while (pos < end && code[pos] == ' ') pos++;
-        start = pos;
-        while (pos < end && code[pos] != ' ') pos++;
-        if (pos == start) break;
-        size_t n = pos - start;
-        if (n > 5 && memcmp(code + start, "name=", 5) == 0 && n - 5 < cap) {
-            memcpy(name, code + start + 5, n - 5);
-            name[n - 5] = '\0';
-            have = 1;
+    size_t rest = end - pos;
+    char *line = zmalloc(rest + 1);
+    memcpy(line, code + pos, rest);
+    splitargs_span tok[MAX_META_TOKENS];
+    size_t at = 0;
+    ssize_t n = splitargs(line, rest, &at, 0, tok, MAX_META_TOKENS);
+    int rc = 0, have = 0;
+    if (n < 0 || at < rest) {
+        snprintf(err, errlen, "ERR Invalid library metadata");
+        rc = -1;
+    }
+    for (ssize_t i = 0; rc == 0 && i < n; i++) {
+        const char *t = line + tok[i].off;
+        size_t tl = tok[i].len;
+        if (tl >= 5 && memcmp(t, "name=", 5) == 0) {
+            if (have) {
+                snprintf(err, errlen, "ERR Invalid metadata value, name argument was given multiple times");
+                rc = -1;
+            } else if (tl - 5 >= cap || !valid_name(t + 5, tl - 5)) {
+                snprintf(err, errlen, "ERR %s", ERR_NAME);
+                rc = -1;
+            } else {
+                memcpy(name, t + 5, tl - 5);
+                name[tl - 5] = '\0';
+                have = 1;
+            }
         } else {
-            snprintf(err, errlen, "ERR Invalid metadata value given: %.*s", (int)(n > 200 ? 200 : n), code + start);
-            return -1;
+            snprintf(err, errlen, "ERR Invalid metadata value given: %.*s", (int)(tl > 200 ? 200 : tl), t);
+            rc = -1;
         }
     }
-    if (!have) {
+    zfree(line);
+    if (rc == 0 && !have) {
         snprintf(err, errlen, "ERR Library name was not given");
-        return -1;
+        rc = -1;
     }
-    if (!valid_name(name, strlen(name))) {
-        snprintf(err, errlen, "ERR %s", ERR_NAME);
-        return -1;
-    }
-    return 0;
+    return rc;
 }
 
 /* Load a library (replacing one of its name when replace). 0 with its name
@@ -277,7 +291,17 @@ static void function_delete(client *c) {
     reply_ok(c);
 }
 
+static void reply_sub_arity(client *c) {
+    char sub[64];
+    reply_errorf(c, "ERR unknown subcommand or wrong number of arguments for '%s'. Try FUNCTION HELP.",
+                 span_cstr(sub, sizeof sub, c->argv[1]));
+}
+
 static void function_flush(client *c) {
+    if (c->argc > 3) {
+        reply_sub_arity(c);
+        return;
+    }
     if (c->argc == 3 && !span_eq_nocase(c->argv[2], "sync") && !span_eq_nocase(c->argv[2], "async")) {
         reply_error(c, "ERR FUNCTION FLUSH only supports SYNC|ASYNC option");
         return;
@@ -325,9 +349,9 @@ static void function_list(client *c) {
     int withcode = 0;
     span pattern = {NULL, 0};
     for (int j = 2; j < c->argc; j++) {
-        if (span_eq_nocase(c->argv[j], "withcode")) {
+        if (span_eq_nocase(c->argv[j], "withcode") && !withcode) {
             withcode = 1;
-        } else if (span_eq_nocase(c->argv[j], "libraryname")) {
+        } else if (span_eq_nocase(c->argv[j], "libraryname") && !pattern.p) {
             if (j + 1 >= c->argc) {
                 reply_error(c, "ERR library name argument was not given");
                 return;
@@ -438,9 +462,7 @@ static void free_codes(rdb_str *codes, int n) {
 
 static void function_restore(client *c) {
     if (c->argc > 4) {
-        char sub[64];
-        reply_errorf(c, "ERR unknown subcommand or wrong number of arguments for '%s'. Try FUNCTION HELP.",
-                     span_cstr(sub, sizeof sub, c->argv[1]));
+        reply_sub_arity(c);
         return;
     }
     NOLUA_CHECK(c);

@@ -86,6 +86,7 @@ static struct script_state {
     client *caller;             /* whose script runs, NULL between runs */
     const char *sha;
     int ro;                     /* EVAL_RO: writes are refused */
+    int allow_oom;              /* the function's allow-oom flag: denyoom commands run past maxmemory */
     int resp;                   /* redis.setresp */
     int wrote;                  /* it ran a write command: SCRIPT KILL cannot stop it */
     int kill;                   /* SCRIPT KILL (or SHUTDOWN NOSAVE) asked it to stop */
@@ -263,7 +264,7 @@ static const char *refusal(client *f, command *cmd) {
     if (!command_arity_ok(cmd, f->argc)) return "ERR Wrong number of args calling Redis command from script";
     if (cmd->flags & CMD_NOSCRIPT) return "ERR This Redis command is not allowed from script";
     if ((cmd->flags & CMD_WRITE) && ss.ro) return "ERR Write commands are not allowed from read-only scripts.";
-    if (srv.cfg.maxmemory && (cmd->flags & CMD_DENYOOM) && evict_refuses_command(f, cmd))
+    if (srv.cfg.maxmemory && !ss.allow_oom && (cmd->flags & CMD_DENYOOM) && evict_refuses_command(f, cmd))
         return "OOM command not allowed when used memory > 'maxmemory'.";
     return NULL;
 }
@@ -765,8 +766,9 @@ static void reply_script_error(client *c, lua_State *L) {
 
 /* Run the function at the top of L's stack (the error handler at index 1,
  * its nargs arguments above it) for c; name is what errors call it. */
-static void run_on(client *c, lua_State *L, int nargs, const char *name, const char *chunk, int ro) {
+static void run_on(client *c, lua_State *L, int nargs, const char *name, const char *chunk, int ro, int allow_oom) {
     ss.caller = c;
+    ss.allow_oom = allow_oom;
     ss.sha = name;
     ss.chunk = chunk;
     ss.ro = ro;
@@ -808,15 +810,15 @@ void script_run(client *c, const char *sha, const span *keys, int nkeys, const s
     char name[SHA1_HEX_LEN + 3];
     fn_name(name, sha);
     lua_getfield(L, LUA_REGISTRYINDEX, name);
-    run_on(c, L, 0, sha, CHUNK_NAME, ro);
+    run_on(c, L, 0, sha, CHUNK_NAME, ro, 0);
 }
 
 /* ---- functions: libraries in a Lua state of their own ------------------------
  *
- * A library's code runs once, at FUNCTION LOAD, with an environment whose
- * `redis` is the load-time API (register_function, log, the LOG_ constants,
- * REDIS_VERSION): anything else raises the nonexistent-global error, as in
- * Redis. The functions it registers keep that environment; when they run
+ * A library's code runs once, at FUNCTION LOAD, in an environment where
+ * the only global is `redis`, the load-time API (register_function, log, the
+ * LOG_ constants, REDIS_VERSION): anything else raises the nonexistent-
+ * global error, as in Redis, and register_function refuses to run later. The functions it registers keep that environment; when they run
  * later, `redis` resolves to the full API. The code must finish within
  * LOAD_TIMEOUT_MS. */
 
@@ -830,10 +832,11 @@ static int name_ok(const char *s, size_t n) {
     return 1;
 }
 
+/* 0, -1 for an unknown flag, -2 if flags is not a table. */
 static int parse_flags(lua_State *L, int idx, unsigned *flags) {
     *flags = 0;
     if (lua_isnil(L, idx)) return 0;
-    if (!lua_istable(L, idx)) return -1;
+    if (!lua_istable(L, idx)) return -2;
     for (int j = 1;; j++) {
         lua_rawgeti(L, idx, j);
         if (lua_isnil(L, -1)) {
@@ -874,6 +877,10 @@ static int add_function(lua_State *L, int name_idx, int fn_idx, unsigned flags, 
 
 static int l_register_function(lua_State *L) {
     int argc = lua_gettop(L);
+    if (!ss.loading) return raise_err(L, "ERR redis.register_function can only be called on FUNCTION LOAD command");
+    if (argc == 1 && !lua_istable(L, 1))
+        return raise_err(L, "ERR calling redis.register_function with a single argument is only applicable to Lua "
+                            "table (representing named arguments).");
     if (argc == 2) {
         if (lua_type(L, 1) != LUA_TSTRING) return raise_err(L, "ERR first argument to redis.register_function must be a string");
         if (lua_type(L, 2) != LUA_TFUNCTION)
@@ -884,9 +891,18 @@ static int l_register_function(lua_State *L) {
     lua_pushnil(L);
     while (lua_next(L, 1)) {
         const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
+        int t = lua_type(L, -1);
         lua_pop(L, 1);
-        if (strcmp(k, "function_name") && strcmp(k, "callback") && strcmp(k, "flags") && strcmp(k, "description")) {
-            lua_pop(L, 1);
+        if (strcmp(k, "function_name") == 0) {
+            if (t != LUA_TSTRING)
+                return raise_err(L, "ERR function_name argument given to redis.register_function must be a string");
+        } else if (strcmp(k, "callback") == 0) {
+            if (t != LUA_TFUNCTION)
+                return raise_err(L, "ERR callback argument given to redis.register_function must be a function");
+        } else if (strcmp(k, "description") == 0) {
+            if (t != LUA_TSTRING)
+                return raise_err(L, "ERR description argument given to redis.register_function must be a string");
+        } else if (strcmp(k, "flags") != 0) {
             return raise_err(L, "ERR unknown argument given to redis.register_function");
         }
     }
@@ -897,19 +913,24 @@ static int l_register_function(lua_State *L) {
     if (lua_type(L, 2) != LUA_TSTRING) return raise_err(L, "ERR redis.register_function must get a function name argument");
     if (lua_type(L, 3) != LUA_TFUNCTION) return raise_err(L, "ERR redis.register_function must get a callback argument");
     unsigned flags;
-    if (parse_flags(L, 4, &flags) != 0) return raise_err(L, "ERR unknown flag given");
+    int frc = parse_flags(L, 4, &flags);
+    if (frc == -2)
+        return raise_err(L, "ERR flags argument to redis.register_function must be a table representing function "
+                            "flags");
+    if (frc != 0) return raise_err(L, "ERR unknown flag given");
     return add_function(L, 2, 3, flags, 5);
 }
 
 /* __index of a library's environment: `redis` is the load-time API while
  * the code loads, the full one afterwards. */
 static int lib_env_index(lua_State *L) {
+    if (!ss.loading) return env_index(L);
     const char *k = lua_tostring(L, 2);
-    if (k && strcmp(k, "redis") == 0 && ss.loading) {
+    if (k && strcmp(k, "redis") == 0) { /* while loading, nothing but the load-time API */
         lua_getfield(L, LUA_REGISTRYINDEX, "ferry_load_redis");
         return 1;
     }
-    return env_index(L);
+    return luaL_error(L, "Script attempted to access nonexistent global variable '%s'", k ? k : "?");
 }
 
 /* The proxy of the load-time redis table. */
@@ -1040,7 +1061,8 @@ void script_fcall(client *c, const script_fn *f, const span *keys, int nkeys, co
     lua_rawgeti(L, LUA_REGISTRYINDEX, f->ref);
     push_array(L, keys, nkeys);
     push_array(L, args, nargs);
-    run_on(c, L, 2, f->name, FUNC_CHUNK_NAME, (f->flags & SCRIPT_FLAG_NO_WRITES) != 0);
+    run_on(c, L, 2, f->name, FUNC_CHUNK_NAME, (f->flags & SCRIPT_FLAG_NO_WRITES) != 0,
+           (f->flags & SCRIPT_FLAG_ALLOW_OOM) != 0);
 }
 
 int script_running(const char **name, const client **caller, long long *ms) {
