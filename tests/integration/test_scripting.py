@@ -202,7 +202,7 @@ FUNCTION_CASES = {
         ["FUNCTION", "LOAD", lib("lib3", "redis.register_function{function_name='g', callback=function() return 2 end, "
                                          "flags={'no-writes'}, description='desc'}")],
         ["FCALL_RO", "g", "0"], ["FUNCTION", "LIST", "WITHCODE", "LIBRARYNAME", "lib3"],
-        ["FUNCTION", "LIST", "LIBRARYNAME", "lib*"],
+        ["FUNCTION", "LIST", "LIBRARYNAME", "*3"],  # one library: Redis lists several in a random order
         ["FUNCTION", "STATS"], ["FUNCTION", "DELETE", "lib3"], ["FUNCTION", "DELETE", "lib3"], ["FUNCTION", "KILL"],
         ["FUNCTION", "LOAD", lib("lib4", "local function x() error('boom') end redis.register_function('h', "
                                          "function() x() end)")],
