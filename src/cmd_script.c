@@ -10,11 +10,14 @@
 #include "command.h"
 #include "dict.h"
 #include "reply.h"
+#include "evict.h"
 #include "script.h"
+#include "splitargs.h"
 #include "server.h"
 #include "sha1.h"
 #include "util.h"
 #include "zmalloc.h"
+#include <stdio.h>
 #include <string.h>
 
 static dict cache;              /* sha -> body (a dnode: key sha, value body) */
@@ -23,12 +26,68 @@ static size_t cache_bytes;      /* bodies' bytes (used_memory_scripts_eval) */
 #define ERR_NOLUA "ERR scripting is not available: this ferry-server was built without Lua (make LUA=no)"
 #define ERR_NOSCRIPT "NOSCRIPT No matching script. Please use EVAL."
 
-static int cached(const char *sha) { return cache.table[0] && dict_find(&cache, sha, SHA1_HEX_LEN) != NULL; }
+static dnode *cached(const char *sha) { return cache.table[0] ? dict_find(&cache, sha, SHA1_HEX_LEN) : NULL; }
 
-/* Define body under sha unless it is known; 0, or -1 after replying the error. */
+/* A script body's "#!lua [flags=a,b]" first line (Redis 7): *flags gets
+ * SCRIPT_FLAG_* and *shebang 1. 0, or -1 with the error text. Bodies
+ * without one are the legacy kind: no flags. */
+static int shebang_flags(span body, unsigned *flags, int *shebang, char *err, size_t errlen) {
+    static const char *const names[] = {"no-writes", "allow-oom", "allow-stale", "no-cluster",
+                                        "allow-cross-slot-keys", NULL};
+    *flags = 0;
+    *shebang = body.len >= 2 && body.p[0] == '#' && body.p[1] == '!';
+    if (!*shebang) return 0;
+    const char *nl = memchr(body.p, '\n', body.len);
+    size_t end = nl ? (size_t)(nl - body.p) : body.len;
+    char *line = zmalloc(end + 1);
+    memcpy(line, body.p, end);
+    splitargs_span tok[16];
+    size_t at = 0;
+    ssize_t n = splitargs(line, end, &at, 0, tok, 16);
+    int rc = 0;
+    if (n < 1 || at < end) {
+        snprintf(err, errlen, "ERR Unexpected engine in script shebang: %.*s", (int)(end > 64 ? 64 : end), body.p);
+        rc = -1;
+    } else if (!(tok[0].len == 5 && memcmp(line + tok[0].off, "#!lua", 5) == 0)) {
+        snprintf(err, errlen, "ERR Unexpected engine in script shebang: %.*s", (int)tok[0].len, line + tok[0].off);
+        rc = -1;
+    }
+    for (ssize_t i = 1; rc == 0 && i < n; i++) {
+        char *t = line + tok[i].off;
+        size_t tl = tok[i].len;
+        if (!(tl >= 6 && memcmp(t, "flags=", 6) == 0)) {
+            snprintf(err, errlen, "ERR Unknown lua shebang option: %.*s", (int)tl, t);
+            rc = -1;
+            break;
+        }
+        for (size_t p = 6; p < tl && rc == 0;) {
+            size_t q = p;
+            while (q < tl && t[q] != ',') q++;
+            int k = 0;
+            while (names[k] && !(strlen(names[k]) == q - p && memcmp(names[k], t + p, q - p) == 0)) k++;
+            if (!names[k]) {
+                snprintf(err, errlen, "ERR Unexpected flag in script shebang: %.*s", (int)(q - p), t + p);
+                rc = -1;
+            }
+            *flags |= names[k] ? 1u << k : 0;
+            p = q + 1;
+        }
+    }
+    zfree(line);
+    return rc;
+}
+
+/* Define body under sha unless it is known; 0, or -1 after replying the error
+ * (a bad shebang line too, as Redis checks it when the script is created). */
 static int define(client *c, const char *sha, span body) {
     if (cached(sha)) return 0;
     char err[1024];
+    unsigned flags;
+    int shebang;
+    if (shebang_flags(body, &flags, &shebang, err, sizeof err) != 0) {
+        reply_error(c, err);
+        return -1;
+    }
     if (script_define(sha, body.p, body.len, err, sizeof err) != 0) {
         reply_error(c, script_engine_available() ? err : ERR_NOLUA);
         return -1;
@@ -69,17 +128,37 @@ static void eval_generic(client *c, int by_sha, int ro) {
         return;
     }
     char sha[SHA1_HEX_LEN + 1];
+    span body = c->argv[1];
     if (by_sha) {
-        if (!sha_arg(c->argv[1], sha) || !cached(sha)) {
+        dnode *n = sha_arg(c->argv[1], sha) ? cached(sha) : NULL;
+        if (!n) {
             reply_error(c, ERR_NOSCRIPT);
             return;
         }
+        body = (span){dn_val(n), dn_vlen(n)};
     } else {
         sha1_hex(c->argv[1].p, c->argv[1].len, sha);
         if (define(c, sha, c->argv[1]) != 0) return;
     }
+    unsigned flags;
+    int shebang;
+    char err[256];
+    if (shebang_flags(body, &flags, &shebang, err, sizeof err) != 0) {
+        reply_error(c, err);
+        return;
+    }
+    if (shebang && ro && !(flags & SCRIPT_FLAG_NO_WRITES)) {
+        reply_error(c, "ERR Can not execute a script with write flag using *_ro command.");
+        return;
+    }
+    if (shebang && !(flags & (SCRIPT_FLAG_NO_WRITES | SCRIPT_FLAG_ALLOW_OOM)) && srv.cfg.maxmemory &&
+        evict_perform() == EVICT_FAIL) {
+        reply_error(c, "OOM command not allowed when used memory > 'maxmemory'.");
+        return;
+    }
     int nk = (int)numkeys;
-    script_run(c, sha, c->argv + 3, nk, c->argv + 3 + nk, c->argc - 3 - nk, ro);
+    script_run(c, sha, c->argv + 3, nk, c->argv + 3 + nk, c->argc - 3 - nk, ro || (flags & SCRIPT_FLAG_NO_WRITES),
+               (flags & SCRIPT_FLAG_ALLOW_OOM) != 0);
 }
 
 static void cmd_eval(client *c) { eval_generic(c, 0, 0); }
@@ -99,7 +178,7 @@ static void script_exists(client *c) {
     reply_array(c, c->argc - 2);
     for (int j = 2; j < c->argc; j++) {
         char sha[SHA1_HEX_LEN + 1];
-        reply_int(c, sha_arg(c->argv[j], sha) && cached(sha));
+        reply_int(c, sha_arg(c->argv[j], sha) && cached(sha) != NULL);
     }
 }
 

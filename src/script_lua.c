@@ -576,7 +576,12 @@ int script_define(const char *sha, const char *body, size_t len, char *err, size
         return -1;
     }
     lua_State *L = ss.L;
-    if (luaL_loadbuffer(L, body, len, CHUNK_NAME)) {
+    size_t skip = 0;
+    if (len >= 2 && body[0] == '#' && body[1] == '!') { /* the shebang line counts, empty */
+        const char *nl = memchr(body, '\n', len);
+        skip = nl ? (size_t)(nl - body) : len;
+    }
+    if (luaL_loadbuffer(L, body + skip, len - skip, CHUNK_NAME)) {
         snprintf(err, errlen, "ERR Error compiling script (new function): %s", lua_tostring(L, -1));
         lua_pop(L, 1);
         return -1;
@@ -797,7 +802,8 @@ static void run_on(client *c, lua_State *L, int nargs, const char *name, const c
     if (++ss.runs % GC_EVERY_RUNS == 0) lua_gc(L, LUA_GCSTEP, 1);
 }
 
-void script_run(client *c, const char *sha, const span *keys, int nkeys, const span *args, int nargs, int ro) {
+void script_run(client *c, const char *sha, const span *keys, int nkeys, const span *args, int nargs, int ro,
+                int allow_oom) {
     if (ensure_state() != 0) {
         reply_error(c, "ERR Failed to create the Lua state");
         return;
@@ -810,7 +816,7 @@ void script_run(client *c, const char *sha, const span *keys, int nkeys, const s
     char name[SHA1_HEX_LEN + 3];
     fn_name(name, sha);
     lua_getfield(L, LUA_REGISTRYINDEX, name);
-    run_on(c, L, 0, sha, CHUNK_NAME, ro, 0);
+    run_on(c, L, 0, sha, CHUNK_NAME, ro, allow_oom);
 }
 
 /* ---- functions: libraries in a Lua state of their own ------------------------

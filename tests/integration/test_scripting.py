@@ -165,6 +165,18 @@ CASES = {
         ev("redis.call('rpush', KEYS[1], 'a', 'b'); return redis.call('lrange', KEYS[1], 0, -1)", "lst"),
         ["LRANGE", "lst", "0", "-1"],
     ],
+    "shebang_flags": [
+        ev("#!lua\nreturn 1"), ev("#!lua flags=no-writes\nreturn redis.call('set', 'a', 'b')"),
+        ev("#!lua name=x\nreturn 1"), ev("#!lua flags=bad\nreturn 1"), ev("#!js\nreturn 1"),
+        ev("#!lua flags=no-writes,allow-oom\nreturn 2"), ev("#!lua flags=\nreturn redis.call('set', 'a', 'b')"),
+        ev("#!lua\nerror('x')"), ev("#! lua\nreturn 1"), ev("#!lua  flags=no-writes\nreturn 3"),
+        ["SCRIPT", "LOAD", "#!lua name=x\nreturn 1"],
+        ["EVAL_RO", "#!lua\nreturn 1", "0"], ["EVAL_RO", "#!lua flags=no-writes\nreturn 1", "0"],
+        ["CONFIG", "SET", "maxmemory", "1"],
+        ev("return 1"), ev("#!lua\nreturn 1"), ev("#!lua flags=no-writes\nreturn 1"),
+        ev("#!lua flags=allow-oom\nreturn redis.call('set', 'a', 'b')"), ev("return redis.call('set', 'a', 'b')"),
+        ["CONFIG", "SET", "maxmemory", "0"],
+    ],
     "blocking_does_not_block": [
         ev("return redis.call('blpop', 'empty', 0)"), ev("return redis.call('brpoplpush', 'a', 'b', 0)"),
         ev("return redis.call('bzpopmin', 'z', 0)"), ["RPUSH", "full", "x"],
