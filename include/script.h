@@ -54,6 +54,13 @@ void script_run(client *c, const char *sha, const span *keys, int nkeys, const s
 #define SCRIPT_FLAG_ALLOW_STALE     (1u << 2)
 #define SCRIPT_FLAG_NO_CLUSTER      (1u << 3)
 #define SCRIPT_FLAG_ALLOW_CROSS_SLOT (1u << 4)
+#define SCRIPT_FLAG_COUNT 5
+/* The flags' names, by bit (script_names.c); script_flag_bit gives a
+ * name's bit, 0 if unknown. */
+extern const char *const script_flag_names[SCRIPT_FLAG_COUNT + 1];
+int script_flag_bit(const char *p, size_t len);
+/* Function and library names: letters, digits, '_', at least one. */
+int script_valid_name(const char *s, size_t n);
 
 /* One function a library registered; ref names its Lua function. */
 typedef struct script_fn {

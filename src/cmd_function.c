@@ -106,12 +106,6 @@ static void flush_all(void) {
 
 /* ---- loading ----------------------------------------------------------------- */
 
-static int valid_name(const char *s, size_t n) {
-    if (n == 0) return 0;
-    for (size_t i = 0; i < n; i++)
-        if (!(s[i] == '_' || (s[i] >= '0' && s[i] <= '9') || ((s[i] | 0x20) >= 'a' && (s[i] | 0x20) <= 'z'))) return 0;
-    return 1;
-}
 
 /* The "#!<engine> name=<lib>" first line: the engine runs to the first
  * space; the rest is split as Redis splits it (quotes allowed). The library
@@ -147,7 +141,7 @@ static int parse_metadata(const char *code, size_t len, char *name, size_t cap, 
             if (have) {
                 snprintf(err, errlen, "ERR Invalid metadata value, name argument was given multiple times");
                 rc = -1;
-            } else if (tl - 5 >= cap || !valid_name(t + 5, tl - 5)) {
+            } else if (tl - 5 >= cap || !script_valid_name(t + 5, tl - 5)) {
                 snprintf(err, errlen, "ERR %s", ERR_NAME);
                 rc = -1;
             } else {
@@ -312,12 +306,11 @@ static void function_flush(client *c) {
 }
 
 static void reply_flags(client *c, unsigned flags) {
-    static const char *const names[] = {"no-writes", "allow-oom", "allow-stale", "no-cluster", "allow-cross-slot-keys"};
     long n = 0;
-    for (int i = 0; i < 5; i++) n += (flags >> i) & 1;
+    for (int i = 0; i < SCRIPT_FLAG_COUNT; i++) n += (flags >> i) & 1;
     reply_set(c, n);
-    for (int i = 0; i < 5; i++)
-        if (flags & (1u << i)) reply_status(c, names[i]);
+    for (int i = 0; i < SCRIPT_FLAG_COUNT; i++)
+        if (flags & (1u << i)) reply_status(c, script_flag_names[i]);
 }
 
 static void reply_library(client *c, const library *l, int withcode) {

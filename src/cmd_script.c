@@ -32,8 +32,6 @@ static dnode *cached(const char *sha) { return cache.table[0] ? dict_find(&cache
  * SCRIPT_FLAG_* and *shebang 1. 0, or -1 with the error text. Bodies
  * without one are the legacy kind: no flags. */
 static int shebang_flags(span body, unsigned *flags, int *shebang, char *err, size_t errlen) {
-    static const char *const names[] = {"no-writes", "allow-oom", "allow-stale", "no-cluster",
-                                        "allow-cross-slot-keys", NULL};
     *flags = 0;
     *shebang = body.len >= 2 && body.p[0] == '#' && body.p[1] == '!';
     if (!*shebang) return 0;
@@ -63,13 +61,12 @@ static int shebang_flags(span body, unsigned *flags, int *shebang, char *err, si
         for (size_t p = 6; p < tl && rc == 0;) {
             size_t q = p;
             while (q < tl && t[q] != ',') q++;
-            int k = 0;
-            while (names[k] && !(strlen(names[k]) == q - p && memcmp(names[k], t + p, q - p) == 0)) k++;
-            if (!names[k]) {
+            int bit = script_flag_bit(t + p, q - p);
+            if (!bit) {
                 snprintf(err, errlen, "ERR Unexpected flag in script shebang: %.*s", (int)(q - p), t + p);
                 rc = -1;
             }
-            *flags |= names[k] ? 1u << k : 0;
+            *flags |= (unsigned)bit;
             p = q + 1;
         }
     }

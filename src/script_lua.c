@@ -828,15 +828,6 @@ void script_run(client *c, const char *sha, const span *keys, int nkeys, const s
  * later, `redis` resolves to the full API. The code must finish within
  * LOAD_TIMEOUT_MS. */
 
-static const char *const flag_names[] = {"no-writes", "allow-oom", "allow-stale", "no-cluster",
-                                         "allow-cross-slot-keys", NULL};
-
-static int name_ok(const char *s, size_t n) {
-    if (n == 0) return 0;
-    for (size_t i = 0; i < n; i++)
-        if (!(s[i] == '_' || (s[i] >= '0' && s[i] <= '9') || ((s[i] | 0x20) >= 'a' && (s[i] | 0x20) <= 'z'))) return 0;
-    return 1;
-}
 
 /* 0, -1 for an unknown flag, -2 if flags is not a table. */
 static int parse_flags(lua_State *L, int idx, unsigned *flags) {
@@ -849,12 +840,12 @@ static int parse_flags(lua_State *L, int idx, unsigned *flags) {
             lua_pop(L, 1);
             return 0;
         }
-        const char *f = lua_tostring(L, -1);
-        int k = 0;
-        while (flag_names[k] && (!f || strcmp(flag_names[k], f) != 0)) k++;
+        size_t fl = 0;
+        const char *f = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &fl) : NULL;
+        int bit = f ? script_flag_bit(f, fl) : 0;
         lua_pop(L, 1);
-        if (!flag_names[k]) return -1;
-        *flags |= 1u << k;
+        if (!bit) return -1;
+        *flags |= (unsigned)bit;
     }
 }
 
@@ -862,7 +853,7 @@ static int parse_flags(lua_State *L, int idx, unsigned *flags) {
 static int add_function(lua_State *L, int name_idx, int fn_idx, unsigned flags, int desc_idx) {
     size_t n;
     const char *name = lua_tolstring(L, name_idx, &n);
-    if (!name_ok(name, n))
+    if (!script_valid_name(name, n))
         return raise_err(L, "ERR Library names can only contain letters, numbers, or underscores(_) and must be at "
                             "least one character long");
     script_fn_list *out = ss.loading;
