@@ -32,7 +32,7 @@ ifeq ($(LUA),yes)
   LUA_LIBS     = $(shell pkg-config --libs $(LUA_PKGS))
   SCRIPT_OFF  := src/script_nolua.c
 else
-  SCRIPT_OFF  := src/script_lua.c src/script_msgpack.c
+  SCRIPT_OFF  := src/script_lua.c src/script_msgpack.c src/script_struct.c
 endif
 
 SRCS      := $(wildcard src/*.c)
@@ -77,7 +77,7 @@ FUZZ_SECONDS ?= 30
 FUZZ_CC      ?= clang
 FUZZ_DIR     := build/fuzz
 # the Lua engine's files alone are compiled with Lua's headers
-LUA_OBJS := $(foreach d,$(BUILD)/obj $(FUZZ_DIR)/obj,$(d)/script_lua.o $(d)/script_msgpack.o)
+LUA_OBJS := $(foreach d,$(BUILD)/obj $(FUZZ_DIR)/obj,$(d)/script_lua.o $(d)/script_msgpack.o $(d)/script_struct.o)
 $(LUA_OBJS): EXTRA_LUA = $(LUA_CFLAGS)
 $(LUA_OBJS): | lua-check
 .PHONY: lua-check

@@ -1,7 +1,8 @@
 /* fuzz_script.c - libFuzzer target for scripts over untrusted arguments:
  * EVAL of one of a few fixed scripts, with the input as its ARGV, on a
  * fake client of an in-memory server. The scripts hand the bytes to
- * cjson.decode / encode, cmsgpack.unpack / pack, to redis.call and redis.pcall as a whole command
+ * cjson.decode / encode, cmsgpack.unpack / pack, struct.unpack / pack / size
+ * (formats from the input too), to redis.call and redis.pcall as a whole command
  * (any command a script may run, in RESP2 and RESP3 form, so every reply
  * is converted to Lua values), to number conversion and to loadstring
  * (compiled, never run), so the conversions both ways and the engine's
@@ -34,6 +35,9 @@ static const char *const scripts[] = {
     "return cmsgpack.pack(cmsgpack.unpack(ARGV[1]))",
     "return {cmsgpack.unpack_limit(ARGV[1], 2, tonumber(ARGV[2]) or 0)}",
     "return cmsgpack.pack(cjson.decode(ARGV[1]))",
+    "return {struct.unpack(ARGV[1] or '', ARGV[2] or '')}",
+    "return struct.pack(ARGV[1] or '', ARGV[2], ARGV[3])",
+    "return struct.size(ARGV[1] or '')",
 };
 #define NSCRIPTS (sizeof scripts / sizeof scripts[0])
 #define MAX_ARGS 8

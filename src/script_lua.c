@@ -44,6 +44,7 @@
  */
 #include "script.h"
 #include "script_msgpack.h"
+#include "script_struct.h"
 #include "command.h"
 #include "config.h"
 #include "db.h"
@@ -487,6 +488,7 @@ static lua_State *new_state(void) {
     open_lib(L, "cjson", luaopen_cjson);
     open_lib(L, "bit", luaopen_bit);
     open_lib(L, "cmsgpack", script_open_cmsgpack);
+    open_lib(L, "struct", script_open_struct);
     /* what Redis 7.0 leaves out of a script's globals (file access, the
      * environment functions the sandbox relies on, debug, print) */
     static const char *const removed[] = {"loadfile", "dofile", "print", "setfenv", "getfenv", "newproxy",
