@@ -26,13 +26,14 @@ endif
 # Lua's flags are asked of pkg-config only when a rule needs them (so
 # `make test` can install the packages first)
 LUA      ?= yes
+LUA_SRCS := src/script_lua.c src/script_conv.c src/script_msgpack.c src/script_struct.c
 ifeq ($(LUA),yes)
   LUA_PKGS    := lua5.1-cjson lua5.1-bitop lua5.1
   LUA_CFLAGS   = $(shell pkg-config --cflags $(LUA_PKGS))
   LUA_LIBS     = $(shell pkg-config --libs $(LUA_PKGS))
   SCRIPT_OFF  := src/script_nolua.c
 else
-  SCRIPT_OFF  := src/script_lua.c src/script_msgpack.c src/script_struct.c
+  SCRIPT_OFF  := $(LUA_SRCS)
 endif
 
 SRCS      := $(wildcard src/*.c)
@@ -77,7 +78,7 @@ FUZZ_SECONDS ?= 30
 FUZZ_CC      ?= clang
 FUZZ_DIR     := build/fuzz
 # the Lua engine's files alone are compiled with Lua's headers
-LUA_OBJS := $(foreach d,$(BUILD)/obj $(FUZZ_DIR)/obj,$(d)/script_lua.o $(d)/script_msgpack.o $(d)/script_struct.o)
+LUA_OBJS := $(foreach d,$(BUILD)/obj $(FUZZ_DIR)/obj,$(LUA_SRCS:src/%.c=$(d)/%.o))
 $(LUA_OBJS): EXTRA_LUA = $(LUA_CFLAGS)
 $(LUA_OBJS): | lua-check
 .PHONY: lua-check

@@ -21,10 +21,8 @@
  * needs nothing from them. An error reply makes redis.call raise an error
  * table {err = "CODE message"}; redis.pcall returns that table.
  *
- * A script's result becomes the caller's reply by Redis's rules: numbers are
- * truncated to integers, a table is an array up to its first nil unless it
- * has an err / ok / double / map / set / big_number field, false is a null.
- * An error ends the script with "-<message> script: <sha>, on
+ * A script's result becomes the caller's reply by Redis's rules
+ * (script_conv.h). An error ends the script with "-<message> script: <sha>, on
  * @user_script:<line>.".
  *
  * A long script: every HOOK_INSTRUCTIONS instructions a count hook looks at
@@ -43,6 +41,7 @@
  * sequence as redis-server given the same calls.
  */
 #include "script.h"
+#include "script_conv.h"
 #include "script_msgpack.h"
 #include "script_struct.h"
 #include "command.h"
@@ -72,7 +71,6 @@
 #define CHUNK_NAME "@user_script"
 #define FUNC_CHUNK_NAME "@user_function"
 #define LOAD_TIMEOUT_MS 500         /* a library's code must register its functions within this */
-#define REPLY_DEPTH_MAX 1000        /* nesting of a script's result or a command's reply */
 #define RAND48_MAX 0x7fffffff
 #define HOOK_INSTRUCTIONS 100000
 #define GC_EVERY_RUNS 50            /* an incremental GC step after this many runs, as Redis does */
@@ -133,88 +131,6 @@ static int l_math_randomseed(lua_State *L) {
     return 0;
 }
 
-/* ---- command replies -> Lua values --------------------------------------- */
-
-/* A line's end (the CR of CRLF) in [p, end), or NULL. */
-static const char *line_end(const char *p, const char *end) {
-    const char *cr = memchr(p, '\r', (size_t)(end - p));
-    return cr && cr + 1 < end ? cr : NULL;
-}
-
-static void push_field_table(lua_State *L, const char *field, const char *p, size_t n) {
-    lua_newtable(L);
-    lua_pushlstring(L, p, n);
-    lua_setfield(L, -2, field);
-}
-
-/* Pushes the reply at p as a Lua value; returns the byte after it (the
- * replies come from our own commands: well formed, bounded by end). */
-static const char *push_reply(lua_State *L, const char *p, const char *end, int depth);
-
-static const char *push_aggregate(lua_State *L, char t, long long n, const char *p, const char *end, int depth) {
-    lua_newtable(L);
-    if (t == '*') {
-        for (long long i = 1; i <= n; i++) {
-            p = push_reply(L, p, end, depth + 1);
-            lua_rawseti(L, -2, (int)i);
-        }
-        return p;
-    }
-    lua_newtable(L); /* map or set contents */
-    for (long long i = 0; i < n; i++) {
-        p = push_reply(L, p, end, depth + 1);
-        if (t == '%') p = push_reply(L, p, end, depth + 1);
-        else lua_pushboolean(L, 1);
-        lua_settable(L, -3);
-    }
-    lua_setfield(L, -2, t == '%' ? "map" : "set");
-    return p;
-}
-
-static const char *push_reply(lua_State *L, const char *p, const char *end, int depth) {
-    const char *e = line_end(p, end);
-    if (!e || depth > REPLY_DEPTH_MAX || !lua_checkstack(L, 4)) {
-        lua_pushnil(L);
-        return end;
-    }
-    const char *body = p + 1, *next = e + 2;
-    size_t blen = (size_t)(e - body);
-    long long n = 0;
-    switch (*p) {
-    case '+': push_field_table(L, "ok", body, blen); return next;
-    case '-': push_field_table(L, "err", body, blen); return next;
-    case ':': lua_pushnumber(L, (lua_Number)strtoll(body, NULL, 10)); return next;
-    case '_': lua_pushnil(L); return next;
-    case '#': lua_pushboolean(L, *body == 't'); return next;
-    case ',': lua_newtable(L); lua_pushnumber(L, strtod(body, NULL)); lua_setfield(L, -2, "double"); return next;
-    case '(': push_field_table(L, "big_number", body, blen); return next;
-    case '$': case '=':
-        n = strtoll(body, NULL, 10);
-        if (n < 0) {
-            lua_pushboolean(L, 0);
-            return next;
-        }
-        if (*p == '=' && n >= 4) {
-            lua_newtable(L);
-            push_field_table(L, "string", next + 4, (size_t)n - 4);
-            lua_pushlstring(L, next, 3);
-            lua_setfield(L, -2, "format");
-            lua_setfield(L, -2, "verbatim_string");
-        } else {
-            lua_pushlstring(L, next, (size_t)n);
-        }
-        return next + n + 2;
-    case '*': case '%': case '~': case '>':
-        n = strtoll(body, NULL, 10);
-        if (n < 0) {
-            lua_pushboolean(L, 0);
-            return next;
-        }
-        return push_aggregate(L, *p == '>' ? '*' : *p, n, next, end, depth);
-    default: lua_pushnil(L); return end;
-    }
-}
-
 /* ---- redis.call / redis.pcall -------------------------------------------- */
 
 /* Raise {err = msg} (msg "CODE text"). */
@@ -270,21 +186,30 @@ static const char *refusal(client *f, command *cmd) {
     return NULL;
 }
 
-/* The reply the fake client staged, as one contiguous buffer (caller frees). */
-static char *take_reply(client *f, size_t *len) {
+/* The reply the fake client staged, pushed as a Lua value: read in place
+ * when the ring holds it in one piece (unless it wrapped), else from a
+ * copy. Returns 1 if it is an error reply. */
+static int push_staged_reply(lua_State *L, client *f) {
     struct iovec iov[2];
     int n = ring_iov(&f->out, iov);
-    size_t total = 0;
-    for (int i = 0; i < n; i++) total += iov[i].iov_len;
-    char *buf = zmalloc(total + 1);
-    size_t off = 0;
-    for (int i = 0; i < n; i++) {
-        memcpy(buf + off, iov[i].iov_base, iov[i].iov_len);
-        off += iov[i].iov_len;
+    size_t first = n ? iov[0].iov_len : 0, total = first + (n > 1 ? iov[1].iov_len : 0);
+    if (total == 0) {
+        lua_pushnil(L);
+        return 0;
     }
+    const char *p = iov[0].iov_base;
+    char *copy = NULL;
+    if (n > 1) {
+        copy = zmalloc(total);
+        memcpy(copy, iov[0].iov_base, first);
+        memcpy(copy + first, iov[1].iov_base, iov[1].iov_len);
+        p = copy;
+    }
+    int is_err = p[0] == '-';
+    conv_push_reply(L, p, p + total, 0);
+    zfree(copy);
     ring_consume(&f->out, total);
-    *len = total;
-    return buf;
+    return is_err;
 }
 
 static int redis_call(lua_State *L, int raise) {
@@ -298,14 +223,8 @@ static int redis_call(lua_State *L, int raise) {
     f->resp = ss.resp;
     if (cmd->flags & CMD_WRITE) ss.wrote = 1;
     command_call(f, cmd);
-    size_t len;
-    char *reply = take_reply(f, &len);
     lua_settop(L, 0);
-    int is_err = len && reply[0] == '-';
-    if (len == 0) lua_pushnil(L);
-    else push_reply(L, reply, reply + len, 0);
-    zfree(reply);
-    if (raise && is_err) return lua_error(L); /* the {err = ...} table just pushed */
+    if (push_staged_reply(L, f) && raise) return lua_error(L); /* the {err = ...} table just pushed */
     return 1;
 }
 
@@ -316,7 +235,7 @@ static int l_pcall(lua_State *L) { return redis_call(L, 0); }
 
 /* redis.error_reply / status_reply: {err = s} / {ok = s} ("-" dropped). */
 static int bad_reply_args(lua_State *L) {
-    push_field_table(L, "err", "ERR wrong number or type of arguments", 37);
+    conv_push_field(L, "err", "ERR wrong number or type of arguments", 37);
     return 1;
 }
 
@@ -325,7 +244,7 @@ static int l_error_reply(lua_State *L) {
     if (lua_gettop(L) != 1 || lua_type(L, 1) != LUA_TSTRING) return bad_reply_args(L);
     const char *s = lua_tolstring(L, 1, &n);
     if (n && s[0] == '-') s++, n--;
-    push_field_table(L, "err", s, n);
+    conv_push_field(L, "err", s, n);
     return 1;
 }
 
@@ -333,7 +252,7 @@ static int l_status_reply(lua_State *L) {
     size_t n;
     if (lua_gettop(L) != 1 || lua_type(L, 1) != LUA_TSTRING) return bad_reply_args(L);
     const char *s = lua_tolstring(L, 1, &n);
-    push_field_table(L, "ok", s, n);
+    conv_push_field(L, "ok", s, n);
     return 1;
 }
 
@@ -462,16 +381,24 @@ static int env_index(lua_State *L) {
 static int env_newindex(lua_State *L) { return luaL_error(L, "Attempt to modify a readonly table"); }
 
 /* The proxy environment of every script, kept in the registry. */
-static void make_env(lua_State *L) {
+/* Replaces the __index function on top of the stack by an empty read-only
+ * proxy table that reads through it (its metatable protected). */
+static void make_proxy(lua_State *L) {
     lua_newtable(L);
     lua_newtable(L);
-    lua_pushcfunction(L, env_index);
+    lua_pushvalue(L, -3);
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, env_newindex);
     lua_setfield(L, -2, "__newindex");
     lua_pushboolean(L, 0);
     lua_setfield(L, -2, "__metatable");
     lua_setmetatable(L, -2);
+    lua_replace(L, -2);
+}
+
+static void make_env(lua_State *L) {
+    lua_pushcfunction(L, env_index);
+    make_proxy(L);
     lua_pushvalue(L, -1);
     lua_setglobal(L, "_G"); /* scripts reach the globals only through the proxy, _G included */
     lua_setfield(L, LUA_REGISTRYINDEX, "ferry_env");
@@ -596,21 +523,17 @@ int script_define(const char *sha, const char *body, size_t len, char *err, size
     return 0;
 }
 
-static void set_array_global(lua_State *L, const char *name, const span *v, int n) {
+static void push_array(lua_State *L, const span *v, int n) {
     lua_createtable(L, n, 0);
     for (int i = 0; i < n; i++) {
         lua_pushlstring(L, v[i].p, v[i].len);
         lua_rawseti(L, -2, i + 1);
     }
-    lua_setglobal(L, name);
 }
 
-/* t[name] without metamethods (a script's result may have any metatable,
- * and a metamethod run here would be outside any protected call). */
-static void raw_field(lua_State *L, int idx, const char *name) {
-    if (idx < 0) idx = lua_gettop(L) + idx + 1;
-    lua_pushstring(L, name);
-    lua_rawget(L, idx);
+static void set_array_global(lua_State *L, const char *name, const span *v, int n) {
+    push_array(L, v, n);
+    lua_setglobal(L, name);
 }
 
 /* Message handler: the error as {err = "CODE text", line = N} with the line
@@ -627,7 +550,7 @@ static int error_handler(lua_State *L) {
     }
     lua_newtable(L);
     if (lua_istable(L, 1)) {
-        raw_field(L, 1, "err");
+        conv_raw_field(L, 1, "err");
     } else {
         lua_pushfstring(L, "ERR %s", lua_tostring(L, 1) ? lua_tostring(L, 1) : "unknown error");
     }
@@ -635,127 +558,6 @@ static int error_handler(lua_State *L) {
     lua_pushnumber(L, line);
     lua_setfield(L, -2, "line");
     return 1;
-}
-
-/* A Lua number as Redis's integer reply: truncated; infinities, NaN and
- * numbers out of range give LLONG_MIN, as x86's conversion does in Redis
- * (where the C cast is undefined). */
-static long long number_to_ll(double d) {
-    if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) return LLONG_MIN;
-    return (long long)d;
-}
-
-/* Lua value at idx -> c's reply, by Redis's rules. */
-static void reply_value(client *c, lua_State *L, int idx, int depth);
-
-static int reply_special_table(client *c, lua_State *L, int idx) {
-    static const char *const fields[] = {"err", "ok", "double", "big_number", NULL};
-    for (int i = 0; fields[i]; i++) {
-        raw_field(L, idx, fields[i]);
-        int t = lua_type(L, -1);
-        if ((i < 2 && t == LUA_TSTRING) || (i == 2 && t == LUA_TNUMBER) || (i == 3 && t == LUA_TSTRING)) {
-            size_t n;
-            const char *s = lua_tolstring(L, -1, &n);
-            if (i == 0) {
-                reply_error(c, s); /* as given: Redis adds no code ({err = "bad"} is "-bad") */
-            } else if (i == 1) {
-                reply_status(c, s);
-            } else if (i == 2) {
-                reply_double(c, lua_tonumber(L, -1));
-            } else if (c->resp == 3) { /* big number */
-                reply_raw(c, "(", 1);
-                reply_raw(c, s, n);
-                reply_raw(c, "\r\n", 2);
-            } else {
-                reply_bulk(c, s, n);
-            }
-            lua_pop(L, 1);
-            return 1;
-        }
-        lua_pop(L, 1);
-    }
-    return 0;
-}
-
-/* {verbatim_string = {format = "txt", string = "..."}} */
-static int reply_verbatim_table(client *c, lua_State *L, int idx) {
-    raw_field(L, idx, "verbatim_string");
-    if (!lua_istable(L, -1)) {
-        lua_pop(L, 1);
-        return 0;
-    }
-    raw_field(L, lua_gettop(L), "format");
-    raw_field(L, lua_gettop(L) - 1, "string");
-    size_t n = 0, fl = 0;
-    const char *s = lua_tolstring(L, -1, &n), *f = lua_tolstring(L, -2, &fl);
-    if (s && f && fl == 3) reply_verbatim(c, s, n, f);
-    else reply_bulk(c, s ? s : "", s ? n : 0);
-    lua_pop(L, 3);
-    return 1;
-}
-
-static int reply_map_or_set(client *c, lua_State *L, int idx, int depth) {
-    for (int set = 0; set < 2; set++) {
-        raw_field(L, idx, set ? "set" : "map");
-        if (!lua_istable(L, -1)) {
-            lua_pop(L, 1);
-            continue;
-        }
-        int t = lua_gettop(L);
-        long n = 0;
-        lua_pushnil(L);
-        while (lua_next(L, t)) n++, lua_pop(L, 1);
-        if (set) reply_set(c, n);
-        else reply_map(c, n);
-        lua_pushnil(L);
-        while (lua_next(L, t)) {
-            reply_value(c, L, -2, depth + 1);
-            if (!set) reply_value(c, L, -1, depth + 1);
-            lua_pop(L, 1);
-        }
-        lua_pop(L, 1);
-        return 1;
-    }
-    return 0;
-}
-
-static void reply_value(client *c, lua_State *L, int idx, int depth) {
-    if (idx < 0) idx = lua_gettop(L) + idx + 1;
-    if (depth > REPLY_DEPTH_MAX || !lua_checkstack(L, 8)) {
-        reply_error(c, "ERR reached lua stack limit");
-        return;
-    }
-    switch (lua_type(L, idx)) {
-    case LUA_TSTRING: {
-        size_t n;
-        const char *s = lua_tolstring(L, idx, &n);
-        reply_bulk(c, s, n);
-        return;
-    }
-    case LUA_TBOOLEAN:
-        if (ss.resp == 3) reply_bool(c, lua_toboolean(L, idx));
-        else if (lua_toboolean(L, idx)) reply_int(c, 1);
-        else reply_null(c);
-        return;
-    case LUA_TNUMBER: reply_int(c, number_to_ll(lua_tonumber(L, idx))); return;
-    case LUA_TTABLE: break;
-    default: reply_null(c); return;
-    }
-    if (reply_special_table(c, L, idx) || reply_verbatim_table(c, L, idx) || reply_map_or_set(c, L, idx, depth))
-        return;
-    long n = 0;
-    for (;; n++) {
-        lua_rawgeti(L, idx, (int)n + 1);
-        int nil = lua_isnil(L, -1);
-        lua_pop(L, 1);
-        if (nil) break;
-    }
-    reply_array(c, n);
-    for (long j = 1; j <= n; j++) {
-        lua_rawgeti(L, idx, (int)j);
-        reply_value(c, L, -1, depth + 1);
-        lua_pop(L, 1);
-    }
 }
 
 /* The reply for an error that ended the script (the handler's table on top). */
@@ -789,7 +591,7 @@ static void run_on(client *c, lua_State *L, int nargs, const char *name, const c
     ss.fake->flags |= CF_PENDING_WRITE; /* its replies are read back, never sent */
     int rc = lua_pcall(L, nargs, 1, 1);
     ss.fake->flags &= ~CF_PENDING_WRITE;
-    if (rc == 0) reply_value(c, L, -1, 0);
+    if (rc == 0) conv_reply_value(c, L, -1, ss.resp);
     else if (lua_istable(L, -1)) reply_script_error(c, L);
     else reply_error(c, "ERR out of memory running the script");
     c->flags &= ~CF_SCRIPT_CALLER;
@@ -952,25 +754,11 @@ static void make_function_envs(lua_State *L) {
         lua_setfield(L, -3, shared[i]);
     }
     lua_pop(L, 1);
-    lua_newtable(L); /* its proxy */
-    lua_newtable(L);
-    lua_pushvalue(L, -3);
-    lua_pushcclosure(L, load_redis_index, 1);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, env_newindex);
-    lua_setfield(L, -2, "__newindex");
-    lua_setmetatable(L, -2);
+    lua_pushcclosure(L, load_redis_index, 1); /* its proxy */
+    make_proxy(L);
     lua_setfield(L, LUA_REGISTRYINDEX, "ferry_load_redis");
-    lua_pop(L, 1);
-    lua_newtable(L); /* the libraries' environment */
-    lua_newtable(L);
-    lua_pushcfunction(L, lib_env_index);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, env_newindex);
-    lua_setfield(L, -2, "__newindex");
-    lua_pushboolean(L, 0);
-    lua_setfield(L, -2, "__metatable");
-    lua_setmetatable(L, -2);
+    lua_pushcfunction(L, lib_env_index); /* the libraries' environment */
+    make_proxy(L);
     lua_setfield(L, LUA_REGISTRYINDEX, "ferry_lib_env");
 }
 
@@ -1041,13 +829,6 @@ int script_lib_load(const char *code, size_t len, script_fn_list *out, char *err
     return 0;
 }
 
-static void push_array(lua_State *L, const span *v, int n) {
-    lua_createtable(L, n, 0);
-    for (int i = 0; i < n; i++) {
-        lua_pushlstring(L, v[i].p, v[i].len);
-        lua_rawseti(L, -2, i + 1);
-    }
-}
 
 void script_fcall(client *c, const script_fn *f, const span *keys, int nkeys, const span *args, int nargs) {
     if (ensure_functions_state() != 0) {

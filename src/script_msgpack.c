@@ -119,7 +119,7 @@ static long array_len(lua_State *L, int idx) {
             return -1;
         }
         lua_Number k = lua_tonumber(L, -1);
-        if (k <= 0 || k != floor(k) || k > LONG_MAX) {
+        if (k <= 0 || k != floor(k) || k > INT_MAX) { /* lua_rawgeti takes an int */
             lua_pop(L, 1);
             return -1;
         }
