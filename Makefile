@@ -26,7 +26,7 @@ endif
 # Lua's flags are asked of pkg-config only when a rule needs them (so
 # `make test` can install the packages first)
 LUA      ?= yes
-LUA_SRCS := src/script_lua.c src/script_conv.c src/script_msgpack.c src/script_struct.c
+LUA_SRCS := src/script_lua.c src/script_conv.c src/script_msgpack.c src/script_struct.c src/script_sandbox.c
 ifeq ($(LUA),yes)
   LUA_PKGS    := lua5.1-cjson lua5.1-bitop lua5.1
   LUA_CFLAGS   = $(shell pkg-config --cflags $(LUA_PKGS))

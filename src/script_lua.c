@@ -43,6 +43,7 @@
 #include "script.h"
 #include "script_conv.h"
 #include "script_msgpack.h"
+#include "script_sandbox.h"
 #include "script_struct.h"
 #include "command.h"
 #include "config.h"
@@ -231,6 +232,20 @@ static int redis_call(lua_State *L, int raise) {
 static int l_call(lua_State *L) { return redis_call(L, 1); }
 static int l_pcall(lua_State *L) { return redis_call(L, 0); }
 
+/* redis.acl_check_cmd(name, args...): whether the caller may run it. There
+ * are no ACL users yet (the default user may run everything), so true for
+ * any command that exists. */
+static int l_acl_check_cmd(lua_State *L) {
+    int argc = lua_gettop(L);
+    if (argc == 0) return raise_err(L, "ERR Please specify at least one argument for this redis lib call");
+    client *f = ss.fake;
+    const char *why = set_argv(L, f, argc);
+    if (why) return raise_err(L, why);
+    if (!command_lookup(f->argv, f->argc)) return raise_err(L, "ERR Invalid command passed to redis.acl_check_cmd()");
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
 /* ---- the rest of the redis table ------------------------------------------ */
 
 /* redis.error_reply / status_reply: {err = s} / {ok = s} ("-" dropped). */
@@ -314,7 +329,7 @@ static void open_redis_table(lua_State *L) {
     static const luaL_Reg fns[] = {
         {"call", l_call}, {"pcall", l_pcall}, {"error_reply", l_error_reply}, {"status_reply", l_status_reply},
         {"sha1hex", l_sha1hex}, {"log", l_log}, {"setresp", l_setresp}, {"set_repl", l_noop},
-        {"replicate_commands", l_true}, {"breakpoint", l_noop}, {"debug", l_noop}, {NULL, NULL},
+        {"replicate_commands", l_true}, {"breakpoint", l_noop}, {"acl_check_cmd", l_acl_check_cmd}, {"debug", l_noop}, {NULL, NULL},
     };
     lua_newtable(L);
     for (const luaL_Reg *r = fns; r->name; r++) {
@@ -358,52 +373,6 @@ static void open_lib(lua_State *L, const char *name, lua_CFunction fn) {
     lua_pop(L, 1);
 }
 
-/* Lua source run once in a new state: loadstring and load refuse bytecode. */
-static const char sandbox_src[] =
-    "local ls, ld = loadstring, load\n"
-    "loadstring = function(s, name)\n"
-    "  if type(s) == 'string' and s:byte(1) == 27 then return nil, 'bytecode is not allowed' end\n"
-    "  return ls(s, name)\n"
-    "end\n"
-    "load = function(f, name)\n"
-    "  local parts = {}\n"
-    "  while true do local p = f(); if p == nil or p == '' then break end; parts[#parts + 1] = p end\n"
-    "  return loadstring(table.concat(parts), name)\n"
-    "end\n";
-
-static int env_index(lua_State *L) {
-    lua_pushvalue(L, 2);
-    lua_rawget(L, LUA_GLOBALSINDEX);
-    if (!lua_isnil(L, -1)) return 1;
-    return luaL_error(L, "Script attempted to access nonexistent global variable '%s'", lua_tostring(L, 2));
-}
-
-static int env_newindex(lua_State *L) { return luaL_error(L, "Attempt to modify a readonly table"); }
-
-/* The proxy environment of every script, kept in the registry. */
-/* Replaces the __index function on top of the stack by an empty read-only
- * proxy table that reads through it (its metatable protected). */
-static void make_proxy(lua_State *L) {
-    lua_newtable(L);
-    lua_newtable(L);
-    lua_pushvalue(L, -3);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, env_newindex);
-    lua_setfield(L, -2, "__newindex");
-    lua_pushboolean(L, 0);
-    lua_setfield(L, -2, "__metatable");
-    lua_setmetatable(L, -2);
-    lua_replace(L, -2);
-}
-
-static void make_env(lua_State *L) {
-    lua_pushcfunction(L, env_index);
-    make_proxy(L);
-    lua_pushvalue(L, -1);
-    lua_setglobal(L, "_G"); /* scripts reach the globals only through the proxy, _G included */
-    lua_setfield(L, LUA_REGISTRYINDEX, "ferry_env");
-}
-
 static lua_State *new_state(void) {
     lua_State *L = luaL_newstate();
     if (!L) return NULL;
@@ -416,14 +385,6 @@ static lua_State *new_state(void) {
     open_lib(L, "bit", luaopen_bit);
     open_lib(L, "cmsgpack", script_open_cmsgpack);
     open_lib(L, "struct", script_open_struct);
-    /* what Redis 7.0 leaves out of a script's globals (file access, the
-     * environment functions the sandbox relies on, debug, print) */
-    static const char *const removed[] = {"loadfile", "dofile", "print", "setfenv", "getfenv", "newproxy",
-                                          "debug", NULL};
-    for (int i = 0; removed[i]; i++) {
-        lua_pushnil(L);
-        lua_setglobal(L, removed[i]);
-    }
     lua_getglobal(L, "math");
     lua_pushcfunction(L, l_math_random);
     lua_setfield(L, -2, "random");
@@ -431,11 +392,10 @@ static lua_State *new_state(void) {
     lua_setfield(L, -2, "randomseed");
     lua_pop(L, 1);
     open_redis_table(L);
-    if (luaL_loadbuffer(L, sandbox_src, sizeof sandbox_src - 1, "=sandbox") || lua_pcall(L, 0, 0, 0)) {
+    if (sandbox_apply(L) != 0) {
         lua_close(L);
         return NULL;
     }
-    make_env(L);
     return L;
 }
 
@@ -515,7 +475,7 @@ int script_define(const char *sha, const char *body, size_t len, char *err, size
         lua_pop(L, 1);
         return -1;
     }
-    lua_getfield(L, LUA_REGISTRYINDEX, "ferry_env");
+    lua_getfield(L, LUA_REGISTRYINDEX, SANDBOX_ENV);
     lua_setfenv(L, -2);
     char name[SHA1_HEX_LEN + 3];
     fn_name(name, sha);
@@ -725,13 +685,13 @@ static int l_register_function(lua_State *L) {
 /* __index of a library's environment: `redis` is the load-time API while
  * the code loads, the full one afterwards. */
 static int lib_env_index(lua_State *L) {
-    if (!ss.loading) return env_index(L);
+    if (!ss.loading) return sandbox_env_index(L);
     const char *k = lua_tostring(L, 2);
     if (k && strcmp(k, "redis") == 0) { /* while loading, nothing but the load-time API */
         lua_getfield(L, LUA_REGISTRYINDEX, "ferry_load_redis");
         return 1;
     }
-    return luaL_error(L, "Script attempted to access nonexistent global variable '%s'", k ? k : "?");
+    return luaL_error(L, SANDBOX_NO_GLOBAL, k ? k : "?");
 }
 
 /* The proxy of the load-time redis table. */
@@ -739,7 +699,7 @@ static int load_redis_index(lua_State *L) {
     lua_pushvalue(L, 2);
     lua_rawget(L, lua_upvalueindex(1));
     if (!lua_isnil(L, -1)) return 1;
-    return luaL_error(L, "Script attempted to access nonexistent global variable '%s'", lua_tostring(L, 2));
+    return luaL_error(L, SANDBOX_NO_GLOBAL, lua_tostring(L, 2));
 }
 
 static void make_function_envs(lua_State *L) {
@@ -755,10 +715,12 @@ static void make_function_envs(lua_State *L) {
     }
     lua_pop(L, 1);
     lua_pushcclosure(L, load_redis_index, 1); /* its proxy */
-    make_proxy(L);
+    sandbox_make_proxy(L, 0);
     lua_setfield(L, LUA_REGISTRYINDEX, "ferry_load_redis");
+    lua_pushvalue(L, LUA_GLOBALSINDEX);
     lua_pushcfunction(L, lib_env_index); /* the libraries' environment */
-    make_proxy(L);
+    sandbox_make_proxy(L, lua_gettop(L) - 1);
+    lua_remove(L, -2);
     lua_setfield(L, LUA_REGISTRYINDEX, "ferry_lib_env");
 }
 

@@ -101,6 +101,37 @@ CASES = {
         ev("return type(redis.call)"), ev("return redis.LOG_WARNING"), ev("return redis.REPL_ALL"),
         ev("return type(cjson)"), ev("return type(bit)"), ev("return type(coroutine)"),
     ],
+    # Every table among the globals is read-only, as in Redis 7.0: a script
+    # cannot change what the next script sees. Each write is followed by a
+    # use of what it tried to change.
+    "readonly_libraries": [
+        ev("string.upper = nil"), ev("return string.upper('a')"), ev("redis.call = 1"),
+        ev("return redis.call('ping')"), ev("cjson.encode = nil"), ev("return cjson.encode({1})"),
+        ev("bit.band = nil"), ev("cmsgpack.pack = nil"), ev("struct.pack = nil"), ev("math.pi = 3"),
+        ev("return tostring(math.pi)"), ev("table.insert = nil"), ev("coroutine.create = nil"),
+        ev("string.newfn = function() return 1 end"), ev("return type(string.newfn)"),
+        ev("rawset(string, 'x', 1)"), ev("rawset(_G, 'x', 1)"), ev("setmetatable(string, {})"),
+        ev("local x = _G.string; x.y = 1"), ev("_G.x = 1"), ev("return rawget(_G, 'nosuch')"),
+        ev("getmetatable('').__index = {}"), ev("getmetatable('').__index.upper = nil"),
+        ev("return getmetatable('').__index == string"), ev("return ('abc'):upper()"),
+        ev("return getmetatable(string)"),
+        ev("local n = 0; for k, v in pairs(string) do n = n + 1 end; return n"),
+        ev("local r = {}; for k in pairs(redis) do r[#r + 1] = k end; table.sort(r); return r"),
+        ev("local r = {}; for k in pairs(cjson) do r[#r + 1] = k end; table.sort(r); return r"),
+        ev("return rawget(string, 'upper') ~= nil"), ev("return next(string) ~= nil"),
+        ev("local t = {}; t.x = 1; rawset(t, 'y', 2); return {t.x, rawget(t, 'y')}"),
+        ev("local t = setmetatable({}, {__metatable = 'x'}); return getmetatable(t)"),
+        ev("setmetatable(setmetatable({}, {__metatable = 'x'}), {})"), ev("return setmetatable({}, 1)"),
+        ev("return pairs(nil)"), ev("return next({}, 'nokey')"), ev("return rawget(1)"), ev("return rawset({}, 1)"),
+        ev("local t = {a = 1}; local k, v = next(t); return {k, v}"),
+        ev("local c = cjson.new(); c.x = 1; return c.x"),
+    ],
+    "acl_check_cmd": [
+        ev("return redis.acl_check_cmd('get')"), ev("return redis.acl_check_cmd('set', 'a', 'b')"),
+        ev("return redis.acl_check_cmd('nosuch')"), ev("return redis.acl_check_cmd()"),
+        ev("return redis.acl_check_cmd(1)"), ev("return redis.acl_check_cmd({})"),
+        ev("return redis.acl_check_cmd('config', 'get')"), ev("return redis.acl_check_cmd('config', 'nosuch')"),
+    ],
     "libraries": [
         ev("return cjson.encode({1, 2, {a = 3}})"), ev("return cjson.encode({a = 1/3})"),
         ev("return cjson.decode('[1,2,{\"a\":3.5}]')[3].a"), ev("return cjson.encode(cjson.decode('{\"x\":[]}'))"),
