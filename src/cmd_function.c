@@ -366,6 +366,10 @@ static void function_list(client *c) {
 }
 
 static void function_stats(client *c) {
+    if (srv.script_busy == SCRIPT_BUSY_EVAL) { /* Redis answers for functions only, not for a busy EVAL */
+        reply_error(c, script_busy_error());
+        return;
+    }
     reply_map(c, 2);
     reply_bulk_cstr(c, "running_script");
     const char *name;

@@ -442,6 +442,7 @@ def test_busy_script_killed(kind):
         wait_busy(other)
         assert other.command("GET", "x") == BUSY
         assert other.command("SHUTDOWN") == BUSY
+        assert other.command("FUNCTION", "STATS") == BUSY  # it reports on functions only
         assert other.command("SCRIPT", "KILL") == b"+OK\r\n"
         assert runner.read_reply(timeout=10) == (b"-ERR Script killed by user with SCRIPT KILL... script: %s, "
                                                  b"on @user_script:1.\r\n" % sha(LOOP).encode())
