@@ -13,7 +13,7 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -Wno-missing-fi
 SRC_WARN := -Wmissing-prototypes -Wredundant-decls
 CFLAGS   := $(CSTD) $(WARN) $(OPT) -g -Iinclude -MMD -MP $(EXTRA_CFLAGS)
 LDFLAGS  := $(EXTRA_LDFLAGS)
-LDLIBS   := -lm
+LDLIBS   := -lm -pthread
 
 SANFLAGS :=
 ifneq ($(SANITIZE),)

@@ -88,6 +88,9 @@ typedef struct client {
 } client;
 
 client *client_create(int fd);            /* fd -1 for a fake client */
+/* Run before any reply is written to a socket (the append-only file's
+ * write barrier: a reply never leaves before the write it acknowledges). */
+extern void (*client_write_barrier)(void);
 void client_free(client *c);
 void client_close_async(client *c);       /* mark CF_CLOSE_ASAP */
 /* Feed bytes as if read from the socket, then process them (fake clients, tests, fuzzing). */

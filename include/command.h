@@ -47,6 +47,10 @@
 #define PROP_MISCONF_DENIED (1u << 4)   /* refused like a write after a failed background save (PING, as Redis) */
 #define PROP_NUMKEYS_AT_2   (1u << 5)   /* EVAL family: argv[2] counts the keys that follow; the pipeline window
                                          * goes on past it and prefetches the first key */
+/* How a call that changed the dataset is propagated (propagate.h). */
+#define PROP_NO_PROPAGATE   (1u << 6)   /* nothing of its own: its effects are the calls it makes (EXEC, EVAL) */
+#define PROP_EFFECT_EXPIRE  (1u << 7)   /* as PEXPIREAT / PERSIST / DEL of argv[1], from the key's state */
+#define PROP_EFFECT_SET     (1u << 8)   /* as SET argv[1] <value> [PXAT ms] (when it has options) */
 
 typedef void cmd_proc(client *c);
 

@@ -88,5 +88,8 @@ void cmd_config(struct client *c);   /* CONFIG GET|SET|RESETSTAT|REWRITE|HELP */
 /* Hook the server sets: called after CONFIG SET changed `port` or `bind`
  * (the lead rebinds). NULL = nothing to do. */
 extern void (*config_port_changed)(void);
+/* CONFIG SET of appendonly, appendfsync or aof-*: 0, or -1 with err (the
+ * value is then set back). */
+extern int (*config_aof_changed)(const char *name, char *err, size_t errlen);
 
 #endif

@@ -85,6 +85,14 @@ static inline uint64_t db_key_hash(const char *key, size_t klen) {
     return dict_hash(key, klen);
 }
 
+/* The key's node as stored, expired or not; no side effect. */
+dnode *db_find(db *d, const char *key, size_t klen);
+/* Called for each key the server deletes by itself (expired, evicted),
+ * with its database and name, before the key is freed. */
+typedef void db_key_gone_fn(int dbid, const char *key, size_t klen);
+void db_set_key_gone_hook(db_key_gone_fn *fn);
+/* Run the hook for key (evict.c, for the keys it deletes). */
+void db_key_gone(db *d, const char *key, size_t klen);
 /* Lookup with lazy expiry. Does not count hits/misses. */
 dnode *db_lookup(db *d, const char *key, size_t klen);
 /* Lookup for reading: counts keyspace hits/misses, updates LRU. */

@@ -27,6 +27,8 @@ void persist_cron(void);
 /* Shutdown: save if `save` is forced or save points are configured (and
  * not nosave). 0 if the server may exit, -1 if the save failed (logged). */
 int persist_shutdown_save(int force_save, int nosave);
+/* A background save (BGSAVE's child) is running. */
+int persist_child_running(void);
 /* A background save failed and stop-writes-on-bgsave-error is yes: write
  * commands are refused with -MISCONF. */
 int persist_writes_refused(void);

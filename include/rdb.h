@@ -34,6 +34,7 @@ typedef struct rdb_load_stats {
     uint64_t keys_expired;          /* already expired in the file: not loaded */
     uint64_t empty_keys_skipped;
     uint64_t used_mem;              /* the writer's used-mem AUX field, 0 if absent */
+    size_t bytes_read;              /* where the RDB ended (an AOF with an RDB preamble goes on after it) */
 } rdb_load_stats;
 
 /* How a long load lets the rest of the server run. progress() is called
@@ -58,6 +59,9 @@ typedef void rdb_functions_save_fn(struct rdbw *w);
 typedef int rdb_function_load_fn(const char *code, size_t len, int replace, char *err, size_t errlen);
 typedef void rdb_functions_flush_fn(void);
 void rdb_set_function_hooks(rdb_functions_save_fn *save, rdb_function_load_fn *load, rdb_functions_flush_fn *flush);
+/* Every function library, as rdb_write_function entries (the registered
+ * save hook; nothing if none). */
+void rdb_save_functions(struct rdbw *w);
 /* Drop every function library (a reload that empties the dataset). */
 void rdb_flush_functions(void);
 void rdb_write_function(struct rdbw *w, const char *code, size_t len);

@@ -59,6 +59,7 @@ typedef struct server {
     int script_busy;                /* a script ran past busy-reply-threshold: commands may get -BUSY
                                      * (SCRIPT_BUSY_EVAL or SCRIPT_BUSY_FUNCTION: which KILL stops it) */
     int loading;                    /* the start-up load runs (cmd_persist.c): commands may get -LOADING */
+    int aof_write_failed;           /* the AOF could not be written (aof.c): writes get MISCONF */
     int rdb_bgsave_failed;          /* the last background save failed (cmd_persist.c): MISCONF may apply */
     int client_mem_grew;            /* a client's buffers grew since the last eviction check (client_evict.c) */
     struct client *deferred_input;  /* clients with input left after a pass used its budget (client.c) */

@@ -29,6 +29,7 @@
 #include "command.h"
 #include "db.h"
 #include "dict.h"
+#include "propagate.h"
 #include "reply.h"
 #include "server.h"
 #include "util.h"
@@ -397,7 +398,10 @@ static int rerun_client(client *c, bkey *k) {
     rerun.c = c;
     rerun.k = k;
     b->reblocked = 0;
+    prop_frame pf;
+    prop_enter(&pf);
     b->cmd->proc(c);
+    prop_leave(&pf, c, b->cmd);
     rerun.c = NULL;
     rerun.k = NULL;
     srv.current_client = cur;

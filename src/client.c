@@ -516,11 +516,14 @@ static void client_readable(evloop *el, int fd, void *data, int mask) {
     }
 }
 
+void (*client_write_barrier)(void) = NULL;
+
 /* One writev. Returns -1 if the client was freed. */
 static int client_write(client *c) {
     struct iovec iov[2];
     int cnt = ring_iov(&c->out, iov);
     if (cnt == 0) return 0;
+    if (client_write_barrier) client_write_barrier();
     size_t staged = ring_used(&c->out); /* the ring is fullest just before a flush */
     if (staged > c->out_peak) {
         c->out_peak = staged;

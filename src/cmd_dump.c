@@ -16,6 +16,7 @@
 #include "rdb.h"
 #include "rdb_io.h"
 #include "rdb_value.h"
+#include "propagate.h"
 #include "reply.h"
 #include "server.h"
 #include "util.h"
@@ -109,6 +110,8 @@ static void cmd_restore(client *c) {
     if (expire_ms >= 0 && expire_ms < srv.now_ms) { /* already expired: nothing is created */
         rdb_value_free(&v);
         if (deleted) touch_watched_key(c->db, key.p, key.len), srv.dirty++;
+        span del[2] = {{"DEL", 3}, key};
+        prop_rewrite(c, 2, del);
         reply_ok(c);
         return;
     }
@@ -122,6 +125,12 @@ static void cmd_restore(client *c) {
     if (n->type == OBJ_LIST || n->type == OBJ_ZSET) signal_key_ready(c->db, key.p, key.len);
     touch_watched_key(c->db, key.p, key.len);
     srv.dirty++;
+    if (expire_ms >= 0 && !o.absttl) { /* a relative TTL travels as the absolute time it gave */
+        char ms[24];
+        span effect[6] = {{"RESTORE", 7}, key, {ms, ll_to_str(ms, expire_ms)}, c->argv[3], {"ABSTTL", 6},
+                          {"REPLACE", 7}};
+        prop_rewrite(c, 6, effect);
+    }
     reply_ok(c);
 }
 

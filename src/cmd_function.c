@@ -615,9 +615,9 @@ static command function_subcommands[] = {
 };
 
 static command function_commands[] = {
-    CMD("fcall", cmd_fcall, -3, .flags = FCALL_FLAGS, .props = PROP_NUMKEYS_AT_2, .acl = SCRIPTING,
+    CMD("fcall", cmd_fcall, -3, .flags = FCALL_FLAGS, .props = PROP_NUMKEYS_AT_2 | PROP_NO_PROPAGATE, .acl = SCRIPTING,
         .summary = "Invoke a function", .since = "7.0.0", .complexity = FCALL_CX),
-    CMD("fcall_ro", cmd_fcall_ro, -3, .flags = FCALL_FLAGS | CMD_READONLY, .props = PROP_NUMKEYS_AT_2,
+    CMD("fcall_ro", cmd_fcall_ro, -3, .flags = FCALL_FLAGS | CMD_READONLY, .props = PROP_NUMKEYS_AT_2 | PROP_NO_PROPAGATE,
         .acl = SCRIPTING, .summary = "Invoke a read-only function", .since = "7.0.0", .complexity = FCALL_CX),
     CMD("function", NULL, -2, .acl = "slow", .summary = "A container for function commands", .since = "7.0.0",
         .complexity = "Depends on subcommand.", .subcmds = function_subcommands),

@@ -15,6 +15,7 @@
 #include "command.h"
 #include "db.h"
 #include "multi.h"
+#include "propagate.h"
 #include "reply.h"
 #include "server.h"
 #include "t_hash.h"
@@ -237,6 +238,8 @@ static void cmd_hincrbyfloat(client *c) {
     size_t len = ld_to_str_human(buf, sizeof buf, value);
     store_field(c, n, buf, len);
     reply_bulk(c, buf, len);
+    span effect[4] = {{"HSET", 4}, c->argv[1], c->argv[2], {buf, len}};
+    prop_rewrite(c, 4, effect);
 }
 
 /* ---- HGETALL HKEYS HVALS ---------------------------------------------------- */

@@ -19,6 +19,7 @@
 #include "command.h"
 #include "db.h"
 #include "multi.h"
+#include "propagate.h"
 #include "reply.h"
 #include "server.h"
 #include "t_list.h"
@@ -564,6 +565,15 @@ static void cmd_lmpop(client *c) {
 
 /* ---- blocking ---------------------------------------------------------------------------------- */
 
+/* A served blocking pop is propagated as the plain pop it made (n: its
+ * count, 0 for none). */
+static void pop_effect(client *c, span key, int where, size_t n) {
+    char num[24];
+    span argv[3] = {where == TL_HEAD ? (span){"LPOP", 4} : (span){"RPOP", 4}, key, {num, 0}};
+    if (n) argv[2].len = ull_to_str(num, n);
+    prop_rewrite(c, n ? 3 : 2, argv);
+}
+
 /* Pop from the first non-empty list among keys (or, when re-run for a ready
  * key, from that key only); else block. count -1: BLPOP's [key, element]
  * reply; else BLMPOP's [key, [elements]]. */
@@ -581,6 +591,7 @@ static void bpop_keys(client *c, span *keys, int nkeys, int where, long long cou
             return;
         }
         tlist *l = list_of(n);
+        pop_effect(c, key, where, count == -1 ? 0 : (size_t)count > tl_len(l) ? tl_len(l) : (size_t)count);
         if (count != -1) {
             mpop_reply(c, key, l, where, count);
             return;
@@ -624,6 +635,9 @@ static void blmove_generic(client *c, int wf, int wt, int64_t deadline) {
     int serving = blocking_serving_key(c, &(span){0});
     dnode *n = db_lookup_write(c->db, src.p, src.len);
     if (n && n->type == OBJ_LIST) {
+        span side[2] = {{"LEFT", 4}, {"RIGHT", 5}};
+        span effect[5] = {{"LMOVE", 5}, src, c->argv[2], side[wf == TL_HEAD ? 0 : 1], side[wt == TL_HEAD ? 0 : 1]};
+        prop_rewrite(c, 5, effect);
         move_one(c, n, src, c->argv[2], wf, wt);
         return;
     }

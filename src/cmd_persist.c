@@ -8,6 +8,7 @@
  * one struct, `ps`, read by INFO persistence.
  */
 #include "persist.h"
+#include "aof.h"
 #include "config.h"
 #include "db.h"
 #include "rdb.h"
@@ -216,9 +217,12 @@ static int save_point_due(void) {
 
 void persist_cron(void) {
     reap_child();
-    if (ps.child) return;
+    aof_cron();
+    if (ps.child || aof_child_running()) return;
     if (ps.scheduled || save_point_due()) bgsave_start();
 }
+
+int persist_child_running(void) { return ps.child != 0; }
 
 int persist_writes_refused(void) {
     save_point pt[1];
@@ -239,6 +243,7 @@ static void kill_child(void) {
 int persist_shutdown_save(int force_save, int nosave) {
     save_point pt[1];
     kill_child();
+    aof_shutdown();
     if (nosave || srv.loading || (!force_save && save_points(pt, 1) == 0)) return 0;
     server_log(LOG_NOTICE_, "Saving the final RDB snapshot before exiting.");
     if (save_now() == 0) return 0;
@@ -274,6 +279,11 @@ int persist_load_at_startup(persist_events_fn *events) {
     ps.load.start_us = t0;
     ps.load.done = ps.load.total = 0;
     ps.load.events = events;
+    if (aof_configured()) { /* as Redis: with appendonly yes the AOF is the data, the RDB file is not read */
+        int arc = aof_startup(&h);
+        srv.loading = 0;
+        return arc;
+    }
     int rc = rdb_load_file(path, &h, &ps.last_load, err, sizeof err);
     srv.loading = 0;
     if (rc == 1) return 0;
@@ -359,7 +369,10 @@ static void cmd_bgsave(client *c) {
     }
     if (ps.child) {
         reply_error(c, "ERR Background save already in progress");
-    } else if (c->flags & CF_EXECUTING_EXEC) {
+    } else if (aof_child_running() && !schedule) {
+        reply_error(c, "ERR An AOF log rewriting in progress: can't BGSAVE right now. Use BGSAVE SCHEDULE in order "
+                       "to schedule a BGSAVE whenever possible.");
+    } else if (c->flags & CF_EXECUTING_EXEC || aof_child_running()) {
         ps.scheduled = 1;
         reply_status(c, "Background saving scheduled");
     } else if (bgsave_start() == 0) {

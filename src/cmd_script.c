@@ -262,13 +262,13 @@ static command script_subcommands[] = {
 };
 
 static command script_commands[] = {
-    CMD("eval", cmd_eval, -3, .flags = EVAL_FLAGS, .props = PROP_NUMKEYS_AT_2, .acl = SCRIPTING, .summary = "Execute a Lua script server side",
+    CMD("eval", cmd_eval, -3, .flags = EVAL_FLAGS, .props = PROP_NUMKEYS_AT_2 | PROP_NO_PROPAGATE, .acl = SCRIPTING, .summary = "Execute a Lua script server side",
         .since = "2.6.0", .complexity = EVAL_CX),
-    CMD("evalsha", cmd_evalsha, -3, .flags = EVAL_FLAGS, .props = PROP_NUMKEYS_AT_2, .acl = SCRIPTING,
+    CMD("evalsha", cmd_evalsha, -3, .flags = EVAL_FLAGS, .props = PROP_NUMKEYS_AT_2 | PROP_NO_PROPAGATE, .acl = SCRIPTING,
         .summary = "Execute a Lua script server side", .since = "2.6.0", .complexity = EVAL_CX),
-    CMD("eval_ro", cmd_eval_ro, -3, .flags = EVAL_FLAGS | CMD_READONLY, .props = PROP_NUMKEYS_AT_2, .acl = SCRIPTING,
+    CMD("eval_ro", cmd_eval_ro, -3, .flags = EVAL_FLAGS | CMD_READONLY, .props = PROP_NUMKEYS_AT_2 | PROP_NO_PROPAGATE, .acl = SCRIPTING,
         .summary = "Execute a read-only Lua script server side", .since = "7.0.0", .complexity = EVAL_CX),
-    CMD("evalsha_ro", cmd_evalsha_ro, -3, .flags = EVAL_FLAGS | CMD_READONLY, .props = PROP_NUMKEYS_AT_2,
+    CMD("evalsha_ro", cmd_evalsha_ro, -3, .flags = EVAL_FLAGS | CMD_READONLY, .props = PROP_NUMKEYS_AT_2 | PROP_NO_PROPAGATE,
         .acl = SCRIPTING,
         .summary = "Execute a read-only Lua script server side", .since = "7.0.0", .complexity = EVAL_CX),
     CMD("script", NULL, -2, .acl = "slow", .summary = "A container for Lua scripts management commands",

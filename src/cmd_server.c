@@ -34,7 +34,6 @@
 #include "info.h"
 #include "persist.h"
 
-#define ERR_NO_PERSISTENCE "ERR persistence is not supported by ferry yet"
 
 /* ------------------------------------------------------ simple commands */
 
@@ -72,7 +71,6 @@ static void cmd_wait(client *c) {
     reply_int(c, 0);
 }
 
-static void cmd_bgrewriteaof(client *c) { reply_error(c, ERR_NO_PERSISTENCE); }
 
 /* SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]. On success nothing is
  * replied: the main loop stops and every connection is closed. */
@@ -412,10 +410,7 @@ static command memory_subcommands[] = {
 };
 
 static command server_commands[] = {
-    CMD("bgrewriteaof", cmd_bgrewriteaof, 1, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_NO_ASYNC_LOADING,
-        .acl = "admin slow dangerous", .summary = "Asynchronously rewrite the append-only file", .since = "1.0.0",
-        .complexity = "O(1)"),
-    CMD("debug", cmd_debug, -2, .flags = F_ADMIN, .acl = "admin slow dangerous",
+    CMD("debug", cmd_debug, -2, .flags = F_ADMIN, .props = PROP_NO_PROPAGATE, .acl = "admin slow dangerous",
         .summary = "A container for debugging commands", .since = "1.0.0", .complexity = "Depends on subcommand."),
     CMD("info", cmd_info, -1, .flags = CMD_LOADING | CMD_STALE, .acl = "slow dangerous",
         .summary = "Get information and statistics about the server", .since = "1.0.0", .complexity = "O(1)"),

@@ -16,6 +16,7 @@
 #include "db.h"
 #include "frand.h"
 #include "multi.h"
+#include "propagate.h"
 #include "reply.h"
 #include "server.h"
 #include "t_set.h"
@@ -198,10 +199,24 @@ typedef struct intset_pop {
     client *c;
 } intset_pop;
 
+/* SPOP is propagated as the SREM of each member it popped. */
+static void popped(client *c, const char *p, size_t len) {
+    span argv[3] = {{"SREM", 4}, c->argv[1], {p, len}};
+    prop_rewrite(c, 3, argv);
+}
+
+static void popped_member(client *c, const fset_member *m) {
+    char buf[24];
+    if (m->is_int) popped(c, buf, ll_to_str(buf, m->v));
+    else popped(c, m->p, m->len);
+}
+
 static int intset_pop_keep(int64_t v, void *ud) {
     intset_pop *p = ud;
     if (!sampler_take(&p->sm)) return 1;
     reply_bulk_ll(p->c, v);
+    char buf[24];
+    popped(p->c, buf, ll_to_str(buf, v));
     return 0;
 }
 
@@ -218,6 +233,7 @@ static fset *pop_some(client *c, fset *s, uint64_t count) {
         while (count--) {
             fset_random(s, &m);
             reply_member(c, &m);
+            popped_member(c, &m);
             fset_remove(&s, m.p, m.len);
         }
         return s;
@@ -233,6 +249,7 @@ static fset *pop_some(client *c, fset *s, uint64_t count) {
     fset_iter_end(&it);
     for (size_t i = 0; i < k; i++) {
         reply_bulk(c, dn_key(picked[i]), dn_klen(picked[i]));
+        popped(c, dn_key(picked[i]), dn_klen(picked[i]));
         fset_remove(&s, dn_key(picked[i]), dn_klen(picked[i]));
     }
     zfree(picked);
@@ -258,6 +275,8 @@ static void spop_with_count(client *c) {
         db_lookup_read(c->db, key.p, key.len); /* Redis replies through SUNION here: one more keyspace hit */
         reply_all(c, s, 1);
         db_delete(c->db, key.p, key.len);
+        span del[2] = {{"DEL", 3}, key};
+        prop_rewrite(c, 2, del);
     } else {
         s = pop_some(c, s, (uint64_t)count);
         /* When few members stay (5 * left <= count), Redis moves them to a
@@ -288,6 +307,7 @@ static void cmd_spop(client *c) {
     fset_member m;
     fset_random(s, &m);
     reply_member(c, &m);
+    popped_member(c, &m);
     fset_remove(&s, m.p, m.len);
     set_after_remove(c, key, n, s);
     set_written(c->db, key, 1);

@@ -19,6 +19,7 @@
 #include "db.h"
 #include "evict.h"
 #include "multi.h"
+#include "propagate.h"
 #include "reply.h"
 #include "server.h"
 #include "util.h"
@@ -443,6 +444,8 @@ static void cmd_incrbyfloat(client *c) {
     char buf[5 * 1024 + 64];
     size_t len = ld_to_str_human(buf, sizeof buf, v);
     n = put_value(c, n, buf, len, len <= DB_EMBSTR_MAX ? ENC_EMBSTR : ENC_RAW);
+    span effect[4] = {{"SET", 3}, c->argv[1], {buf, len}, {"KEEPTTL", 7}}; /* as Redis: never a float sum again */
+    prop_rewrite(c, 4, effect);
     reply_bulk(c, dn_val(n), dn_vlen(n));
 }
 
@@ -601,19 +604,19 @@ static void cmd_lcs(client *c) {
 static command string_commands[] = {
     CMD("get", cmd_get, 2, .flags = RO_FAST, .acl = "read string fast", CMD_KEYS(1, 1, 1),
         .summary = "Get the value of a key", .since = "1.0.0", .complexity = "O(1)"),
-    CMD("set", cmd_set, -3, .flags = W_OOM, .acl = "write string slow", CMD_KEYS(1, 1, 1),
+    CMD("set", cmd_set, -3, .flags = W_OOM, .props = PROP_EFFECT_SET, .acl = "write string slow", CMD_KEYS(1, 1, 1),
         .summary = "Set the string value of a key", .since = "1.0.0", .complexity = "O(1)"),
     CMD("setnx", cmd_setnx, 3, .flags = W_OOM_FAST, .acl = "write string fast", CMD_KEYS(1, 1, 1),
         .summary = "Set the value of a key, only if the key does not exist", .since = "1.0.0", .complexity = "O(1)"),
-    CMD("setex", cmd_setex, 4, .flags = W_OOM, .acl = "write string slow", CMD_KEYS(1, 1, 1),
+    CMD("setex", cmd_setex, 4, .flags = W_OOM, .props = PROP_EFFECT_SET, .acl = "write string slow", CMD_KEYS(1, 1, 1),
         .summary = "Set the value and expiration of a key", .since = "2.0.0", .complexity = "O(1)"),
-    CMD("psetex", cmd_psetex, 4, .flags = W_OOM, .acl = "write string slow", CMD_KEYS(1, 1, 1),
+    CMD("psetex", cmd_psetex, 4, .flags = W_OOM, .props = PROP_EFFECT_SET, .acl = "write string slow", CMD_KEYS(1, 1, 1),
         .summary = "Set the value and expiration in milliseconds of a key", .since = "2.6.0", .complexity = "O(1)"),
     CMD("getset", cmd_getset, 3, .flags = W_OOM_FAST, .acl = "write string fast", CMD_KEYS(1, 1, 1),
         .summary = "Set the string value of a key and return its old value", .since = "1.0.0", .complexity = "O(1)"),
     CMD("getdel", cmd_getdel, 2, .flags = W_FAST, .acl = "write string fast", CMD_KEYS(1, 1, 1),
         .summary = "Get the value of a key and delete the key", .since = "6.2.0", .complexity = "O(1)"),
-    CMD("getex", cmd_getex, -2, .flags = W_FAST, .acl = "write string fast", CMD_KEYS(1, 1, 1),
+    CMD("getex", cmd_getex, -2, .flags = W_FAST, .props = PROP_EFFECT_EXPIRE, .acl = "write string fast", CMD_KEYS(1, 1, 1),
         .summary = "Get the value of a key and optionally set its expiration", .since = "6.2.0", .complexity = "O(1)"),
     CMD("mget", cmd_mget, -2, .flags = RO_FAST, .acl = "read string fast", CMD_KEYS(1, -1, 1),
         .summary = "Get the values of all the given keys", .since = "1.0.0",

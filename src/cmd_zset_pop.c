@@ -14,6 +14,7 @@
 #include "blocking.h"
 #include "cmd_zset.h"
 #include "frand.h"
+#include "propagate.h"
 #include "reply.h"
 #include "server.h"
 #include "util.h"
@@ -121,6 +122,10 @@ static void bpop_generic(client *c, const span *keys, long long nkeys, int where
             return;
         }
         int shape = count == -1 ? SHAPE_KEY_FLAT : SHAPE_KEY_NESTED;
+        char num[24];
+        span effect[3] = {where == POP_MIN ? (span){"ZPOPMIN", 7} : (span){"ZPOPMAX", 7}, key,
+                          {num, ll_to_str(num, count == -1 ? 1 : count)}};
+        prop_rewrite(c, 3, effect); /* a served blocking pop, as the plain pop */
         pop_from(c, key, n, zset_of(n), where, count == -1 ? 1 : count, shape);
         return;
     }

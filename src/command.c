@@ -6,6 +6,7 @@
  * in MULTI, maxmemory (evict, or refuse with OOM), the RESP2 pub/sub context,
  * then MULTI queueing, and finally calls the command with per-command statistics. */
 #include "command.h"
+#include "aof.h"
 #include "blocking.h"
 #include "reply.h"
 #include "server.h"
@@ -14,6 +15,7 @@
 #include "latency.h"
 #include "multi.h"
 #include "persist.h"
+#include "propagate.h"
 #include "pubsub.h"
 #include <stdio.h>
 #include <string.h>
@@ -258,6 +260,8 @@ static void call_proc(client *c, command *cmd) {
 
 void command_call(client *c, command *cmd) {
     uint64_t errs = srv.stats.total_error_replies;
+    prop_frame pf;
+    prop_enter(&pf);
     c->cmd = cmd;
     c->lastcmd = cmd; /* CLIENT LIST shows the running command as cmd= */
     srv.no_touch = (c->flags & CF_NO_TOUCH) && strcmp(cmd->name, "touch") != 0;
@@ -267,6 +271,7 @@ void command_call(client *c, command *cmd) {
     srv.stats.numcommands++;
     c->tot_cmds++;
     c->lastcmd = cmd;
+    prop_leave(&pf, c, cmd);
 }
 
 void command_dispatch(client *c) {
@@ -278,7 +283,7 @@ void command_dispatch_resolved(client *c, command *cmd) {
     /* the common case first: none of the checks below applies (with
      * maxmemory set, every command takes the checked path: eviction first) */
     if (!(c->flags & (CF_REPLY_SKIP_NEXT | CF_REPLY_SKIP | CF_MULTI | CF_PUBSUB)) && (c->flags & CF_AUTHENTICATED) &&
-        cmd && !srv.cfg.maxmemory && !srv.rdb_bgsave_failed && !srv.loading && !srv.script_busy && command_arity_ok(cmd, c->argc)) {
+        cmd && !srv.cfg.maxmemory && !srv.rdb_bgsave_failed && !srv.aof_write_failed && !srv.loading && !srv.script_busy && command_arity_ok(cmd, c->argc)) {
         command_call(c, cmd);
         c->flags &= ~CF_REPLY_SKIP;
         if (blocking_ready_pending) blocking_handle_ready();
@@ -320,6 +325,13 @@ void command_dispatch_resolved(client *c, command *cmd) {
     }
     if (srv.rdb_bgsave_failed && (cmd->flags & CMD_WRITE || cmd->props & PROP_MISCONF_DENIED) && persist_writes_refused()) {
         reject(c, cmd, "MISCONF", ERR_MISCONF);
+        goto done;
+    }
+    const char *aof_why;
+    if (srv.aof_write_failed && (cmd->flags & CMD_WRITE || cmd->props & PROP_MISCONF_DENIED) && aof_writes_refused(&aof_why)) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "Errors writing to the AOF file: %s", aof_why);
+        reject(c, cmd, "MISCONF", msg);
         goto done;
     }
     if (srv.script_busy && !(cmd->flags & CMD_ALLOW_BUSY)) {

@@ -647,10 +647,6 @@ int config_parse(const ferry_config *cur, int i, const char *val, char **canon, 
             snprintf(err, errlen, "argument must be 'yes' or 'no'");
             return -1;
         }
-        if (!strcmp(d->name, "appendonly") && !strcasecmp(val, "yes")) {
-            snprintf(err, errlen, "appendonly yes is not supported: ferry has no append-only file yet");
-            return -1;
-        }
         *canon = zstrdup(strcasecmp(val, "yes") ? "no" : "yes");
         return 0;
     case CT_INT:

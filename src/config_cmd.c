@@ -31,6 +31,7 @@
 
 /* Called after CONFIG SET changed `port` or `bind` (config.h). */
 void (*config_port_changed)(void) = NULL;
+int (*config_aof_changed)(const char *name, char *err, size_t errlen) = NULL;
 
 /* ------------------------------------------------------ CONFIG command */
 
@@ -193,6 +194,14 @@ static void config_set_cmd(client *c) {
             server_log(LOG_WARNING_, "Can't chdir to '%s': %s", canon[k], strerror(errno));
         if (!strcmp(name, "port") || !strcmp(name, "bind")) rebind = 1;
         if (!strcmp(name, "maxmemory")) maxmem = 1;
+        if (config_aof_changed && (!strncmp(name, "append", 6) || !strncmp(name, "aof-", 4)) &&
+            config_aof_changed(name, err, sizeof err) != 0) {
+            config_apply(&srv.cfg, idx[k], "no"); /* appendonly yes could not start: it stays off */
+            server_log(LOG_WARNING_, "%s", err);
+            reply_errorf(c, "ERR CONFIG SET failed (possibly related to argument '%s') - Unable to turn on AOF. "
+                            "Check server logs.", name);
+            goto out;
+        }
     }
     if (rebind && config_port_changed) config_port_changed();
     if (maxmem) evict_maxmemory_changed(); /* starts evicting if the new limit is below usage */

@@ -113,9 +113,23 @@ int db_is_expired(const dnode *n) {
     return dn_expire(n) < srv.now_ms;
 }
 
+static db_key_gone_fn *key_gone_hook;
+
+void db_set_key_gone_hook(db_key_gone_fn *fn) { key_gone_hook = fn; }
+
+void db_key_gone(db *d, const char *key, size_t klen) {
+    if (key_gone_hook) key_gone_hook(d->id, key, klen);
+}
+
+dnode *db_find(db *d, const char *key, size_t klen) {
+    if (dict_size(&d->keys) == 0) return NULL;
+    return dict_find_hashed(&d->keys, key, klen, db_key_hash(key, klen));
+}
+
 static void delete_expired(db *d, dnode *n) {
     char kbuf[256];
     size_t klen = dn_klen(n);
+    db_key_gone(d, dn_key(n), klen);
     /* keep a copy of the key for the watch notification after freeing */
     const char *key = dn_key(n);
     dnode *u = dict_unlink(&d->keys, key, klen);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "info.h"
+#include "aof.h"
 #include "blocking.h"
 #include "latency.h"
 #include "sbuf.h"
@@ -268,12 +269,7 @@ static void sec_memory(sbuf *b) {
 
 static void sec_persistence(sbuf *b) {
     persist_info(b);
-    sb_addf(b,
-              "aof_enabled:0\r\n"
-              "aof_rewrite_in_progress:0\r\naof_rewrite_scheduled:0\r\naof_last_rewrite_time_sec:-1\r\n"
-              "aof_current_rewrite_time_sec:-1\r\naof_last_bgrewrite_status:ok\r\naof_rewrites:0\r\n"
-              "aof_rewrites_consecutive_failures:0\r\naof_last_write_status:ok\r\naof_last_cow_size:0\r\n"
-              "module_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n");
+    aof_info(b);
     persist_loading_info(b);
 }
 

@@ -270,7 +270,7 @@ static command multi_commands[] = {
         .props = PROP_TX_CONTROL, .acl = "fast transaction", .summary = "Starts a transaction.", .since = "1.2.0",
         .complexity = "O(1)"),
     CMD("exec", cmd_exec, 1, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_SKIP_SLOWLOG,
-        .props = PROP_TX_CONTROL | PROP_EXEC, .acl = "slow transaction",
+        .props = PROP_TX_CONTROL | PROP_EXEC | PROP_NO_PROPAGATE, .acl = "slow transaction",
         .summary = "Executes all commands in a transaction.", .since = "1.2.0",
         .complexity = "Depends on commands in the transaction"),
     CMD("discard", cmd_discard, 1, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_ALLOW_BUSY,

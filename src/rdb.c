@@ -135,6 +135,10 @@ static rdb_functions_save_fn *functions_save;
 static rdb_function_load_fn *function_load;
 static rdb_functions_flush_fn *functions_flush;
 
+void rdb_save_functions(rdbw *w) {
+    if (functions_save) functions_save(w);
+}
+
 void rdb_set_function_hooks(rdb_functions_save_fn *save, rdb_function_load_fn *load, rdb_functions_flush_fn *flush) {
     functions_save = save;
     function_load = load;
@@ -419,8 +423,9 @@ int rdb_load_image(const unsigned char *buf, size_t len, const rdb_load_hooks *h
     while (rc == 0 && (rc = load_step(&l)) == 0) rc = report_progress(&l);
     size_t dup;
     if (db_load_end(&l.q, &dup) != 0 && rc >= 0) rc = duplicate(&l, dup); /* always drained: the db owns every node */
-    if (rc < 0) return -1;
-    return check_crc(&l, buf);
+    if (rc < 0 || check_crc(&l, buf) < 0) return -1;
+    st->bytes_read = l.r.pos;
+    return 0;
 }
 
 int rdb_load_file(const char *path, const rdb_load_hooks *h, rdb_load_stats *st, char *err, size_t errlen) {

@@ -9,10 +9,15 @@
  * it asks for. Adding a command group: its command_group in command.h and
  * one line below. */
 #include "registry.h"
+#include "aof.h"
+#include "client.h"
 #include "command.h"
+#include "config.h"
+#include "db.h"
 #include "dict.h"
 #include "evict.h"
 #include "persist.h"
+#include "propagate.h"
 #include "rdb.h"
 #include "script.h"
 #include "t_hash.h"
@@ -32,13 +37,16 @@ void registry_commands(void) {
         &string_group, &keys_group,   &conn_group, &server_group, &multi_group,
         &introspection_group, &config_group, &slowlog_group, &latency_group, /* LATENCY and STATS */
         &hash_group,   &list_group,   &set_group,  &zset_group,   &pubsub_group, &persist_group, &script_group, &function_group,
-        &dump_group,
+        &dump_group,   &aof_group,
     };
     commands_init(groups, sizeof groups / sizeof groups[0]);
 }
 
 void registry_hooks(void) {
     dict_expand_veto = evict_expand_veto;
+    db_set_key_gone_hook(prop_key_gone);
+    client_write_barrier = aof_write_barrier;
+    config_aof_changed = aof_config_changed;
     rdb_set_function_hooks(functions_rdb_save, functions_rdb_load, functions_flush);
 }
 

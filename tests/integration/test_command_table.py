@@ -16,7 +16,7 @@ from conftest import server_pair
 from resp_client import RawClient, parse, to_python
 
 NEWER_THAN_7_0 = {"client|setinfo", "client|no-touch"}
-FERRYS_OWN = {"stats"}  # the seed spec's per-command statistics (JSON)
+FERRYS_OWN = {"stats", "compact"}  # the seed spec's per-command statistics (JSON); mem-kv-cpp's name for BGREWRITEAOF
 
 
 @pytest.fixture(scope="module")

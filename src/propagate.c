@@ -1,0 +1,193 @@
+/* propagate.c - executed writes as the stream of their effects (see
+ * propagate.h).
+ *
+ * State: a stack of frames (one per running call, linked through the C
+ * stack: prop_enter/prop_leave bracket every command_call, a script's
+ * redis.call and a blocked client's re-run), the operations staged by the
+ * outermost call (RESP bytes in `ops`, counted, with the database of the
+ * first), and the sinks. The stream's selected database is remembered so a
+ * SELECT is written only when it changes; attaching a sink forgets it (a
+ * new file starts with no database selected).
+ *
+ * Effects by command property (the dataset after the call is the truth):
+ *   PROP_EFFECT_EXPIRE (EXPIRE family, GETEX): the key now has an expiry ->
+ *     PEXPIREAT key <ms>; it has none -> PERSIST key; it is gone (a time in
+ *     the past deletes it) -> DEL key.
+ *   PROP_EFFECT_SET (SET with options, SETEX, PSETEX): SET key <value>
+ *     [PXAT <ms>], or DEL key if it is gone.
+ * Everything else that changed the dataset is staged as called.
+ */
+#include "propagate.h"
+#include "command.h"
+#include "db.h"
+#include "sbuf.h"
+#include "server.h"
+#include "util.h"
+
+#include <string.h>
+
+static struct prop_state {
+    prop_frame *top;                /* innermost running call, NULL between calls */
+    sbuf ops;                       /* operations staged by the outermost call */
+    int nops;
+    int first_db;                   /* database of the first staged operation */
+    int staged_db;                  /* database of the last staged operation */
+    int stream_db;                  /* database the sinks' stream has selected, -1 none */
+    prop_sink_fn *sinks[PROP_MAX_SINKS];
+    int nsinks;
+} ps = {.stream_db = -1};
+
+int prop_active(void) { return ps.nsinks > 0 && !srv.loading; }
+
+int prop_attach(prop_sink_fn *fn) {
+    for (int i = 0; i < ps.nsinks; i++)
+        if (ps.sinks[i] == fn) return 0;
+    if (ps.nsinks == PROP_MAX_SINKS) return -1;
+    ps.sinks[ps.nsinks++] = fn;
+    ps.stream_db = -1;
+    return 0;
+}
+
+void prop_stream_restart(void) { ps.stream_db = -1; }
+
+void prop_detach(prop_sink_fn *fn) {
+    for (int i = 0; i < ps.nsinks; i++)
+        if (ps.sinks[i] == fn) {
+            ps.sinks[i] = ps.sinks[--ps.nsinks];
+            return;
+        }
+}
+
+/* ---- encoding ------------------------------------------------------------------ */
+
+static void add_len(sbuf *b, char kind, size_t n) {
+    char buf[24];
+    buf[0] = kind;
+    size_t l = ull_to_str(buf + 1, n);
+    buf[1 + l] = '\r';
+    buf[2 + l] = '\n';
+    sb_add(b, buf, l + 3);
+}
+
+static void add_arg(sbuf *b, const char *p, size_t n) {
+    add_len(b, '$', n);
+    sb_add(b, p, n);
+    sb_add(b, "\r\n", 2);
+}
+
+static void add_cmd(sbuf *b, int argc, const span *argv) {
+    add_len(b, '*', (size_t)argc);
+    for (int i = 0; i < argc; i++) add_arg(b, argv[i].p, argv[i].len);
+}
+
+static void add_select(sbuf *b, int dbid) {
+    char num[24];
+    size_t l = ll_to_str(num, dbid);
+    add_len(b, '*', 2);
+    add_arg(b, "SELECT", 6);
+    add_arg(b, num, l);
+}
+
+/* ---- staging and committing ---------------------------------------------------- */
+
+static void stage(int dbid, int argc, const span *argv) {
+    if (ps.nops == 0) {
+        ps.first_db = dbid;
+    } else if (dbid != ps.staged_db) {
+        add_select(&ps.ops, dbid);
+    }
+    ps.staged_db = dbid;
+    add_cmd(&ps.ops, argc, argv);
+    ps.nops++;
+}
+
+static void feed(const char *p, size_t n) {
+    for (int i = 0; i < ps.nsinks; i++) ps.sinks[i](p, n);
+}
+
+static void commit(void) {
+    if (ps.nops == 0) return;
+    sbuf head = {0};
+    if (ps.first_db != ps.stream_db) add_select(&head, ps.first_db);
+    if (ps.nops > 1) sb_add(&head, "*1\r\n$5\r\nMULTI\r\n", 15);
+    if (head.len) feed(head.p, head.len);
+    feed(ps.ops.p, ps.ops.len);
+    if (ps.nops > 1) feed("*1\r\n$4\r\nEXEC\r\n", 14);
+    ps.stream_db = ps.staged_db;
+    sb_free(&head);
+    ps.ops.len = 0;
+    ps.nops = 0;
+}
+
+void prop_enter(prop_frame *f) {
+    f->up = ps.top;
+    f->dirty = srv.dirty;
+    f->rewritten = 0;
+    ps.top = f;
+}
+
+void prop_rewrite(client *c, int argc, const span *argv) {
+    if (ps.top) ps.top->rewritten = 1;
+    if (prop_active()) stage(c->db->id, argc, argv);
+}
+
+void prop_add(int dbid, int argc, const span *argv) {
+    if (!prop_active()) return;
+    stage(dbid, argc, argv);
+    if (!ps.top) commit();
+}
+
+void prop_key_gone(int dbid, const char *key, size_t klen) {
+    span argv[2] = {{"DEL", 3}, {key, klen}};
+    prop_add(dbid, 2, argv);
+}
+
+/* ---- effects ------------------------------------------------------------------- */
+
+static void effect_gone(client *c, span key) {
+    span argv[2] = {{"DEL", 3}, key};
+    stage(c->db->id, 2, argv);
+}
+
+static void effect_expire(client *c) {
+    span key = c->argv[1];
+    dnode *n = db_find(c->db, key.p, key.len);
+    if (!n) {
+        effect_gone(c, key);
+        return;
+    }
+    if (!(n->flags & DN_EXPIRE)) {
+        span argv[2] = {{"PERSIST", 7}, key};
+        stage(c->db->id, 2, argv);
+        return;
+    }
+    char ms[24];
+    span argv[3] = {{"PEXPIREAT", 9}, key, {ms, ll_to_str(ms, dn_expire(n))}};
+    stage(c->db->id, 3, argv);
+}
+
+static void effect_set(client *c) {
+    span key = c->argv[1];
+    dnode *n = db_find(c->db, key.p, key.len);
+    if (!n || n->type != OBJ_STRING) {
+        effect_gone(c, key);
+        return;
+    }
+    char ms[24];
+    span argv[5] = {{"SET", 3}, key, {dn_val(n), dn_vlen(n)}, {"PXAT", 4}, {ms, 0}};
+    if (n->flags & DN_EXPIRE) argv[4].len = ll_to_str(ms, dn_expire(n));
+    stage(c->db->id, (n->flags & DN_EXPIRE) ? 5 : 3, argv);
+}
+
+void prop_leave(prop_frame *f, client *c, const command *cmd) {
+    ps.top = f->up;
+    if (prop_active() && srv.dirty != f->dirty && !f->rewritten && !(cmd->props & PROP_NO_PROPAGATE)) {
+        if ((cmd->props & PROP_EFFECT_EXPIRE) && c->argc >= 2)
+            effect_expire(c);
+        else if ((cmd->props & PROP_EFFECT_SET) && c->argc > 3)
+            effect_set(c);
+        else
+            stage(c->db->id, c->argc, c->argv);
+    }
+    if (!ps.top) commit();
+}
