@@ -96,7 +96,7 @@ $(FUZZ_DIR)/obj:
 	mkdir -p $@
 
 $(FUZZ_DIR)/%: fuzz/%.c $(FUZZ_OBJS)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) -lm $(LUA_LIBS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) $(LDLIBS) $(LUA_LIBS)
 
 # Runs every target for FUZZ_SECONDS, starting from (a scratch copy of) its seed corpus.
 fuzz: $(FUZZ_BINS)
@@ -117,13 +117,18 @@ fuzz-replay: $(FUZZ_BINS)
 	    tail -40 $(FUZZ_DIR)/$$n.replay.log; exit 1; fi; done
 
 # ---- benchmarks (issue: throughput model) -------------------------------------
-.PHONY: bench bench-smoke bench-persistence bench-scripting
+.PHONY: bench bench-smoke bench-persistence bench-aof bench-scripting
 bench: deps $(SERVER) $(BENCH) $(NULLSRV)
 	.venv/bin/python scripts/bench_all.py
 
 # RDB load time, dump size and BGSAVE under load, ferry vs redis-server (issue 12)
 bench-persistence: deps $(SERVER)
 	.venv/bin/python scripts/persistence.py
+
+# AOF: SET/INCR rps with appendfsync everysec/always, fsyncs and bytes per op,
+# replay of 1M writes at start-up, BGREWRITEAOF of 1M keys, ferry vs redis-server
+bench-aof: deps $(SERVER)
+	.venv/bin/python scripts/aof.py --trials 5
 
 # EVALSHA throughput and script cache memory, ferry vs redis-server (issue 13)
 bench-scripting: deps $(SERVER)

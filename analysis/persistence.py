@@ -1,7 +1,9 @@
 """Side-by-side measurements in the long format: snapshots (load time, dump
 size, BGSAVE under load: results/bench/persistence.csv from
-scripts/persistence.py) and scripts (EVALSHA throughput, script cache:
-results/bench/scripting.csv from scripts/scripting.py).
+scripts/persistence.py), scripts (EVALSHA throughput, script cache:
+results/bench/scripting.csv from scripts/scripting.py) and the append-only
+file (fsync throughput, replay, rewrite: results/bench/aof.csv from
+scripts/aof.py).
 
 What: one row per measurement (experiment, dataset, server, trial, metric,
 value, unit). Per (experiment, dataset, metric) this gives each server's
@@ -32,8 +34,12 @@ TARGETS = {
     ("bgsave", "save_p99_ms"): ("<= 1.0", lambda r: r <= 1.0),
     ("evalsha", "rps_p1"): (">= 1.2", lambda r: r >= 1.2),
     ("evalsha", "rps_p100"): (">= 2.0", lambda r: r >= 2.0),
+    ("aof_everysec", "rps_p100"): (">= 4.0", lambda r: r >= 4.0),
+    ("aof_always", "rps_p1"): (">= 1.2", lambda r: r >= 1.2),
+    ("aof_always", "rps_p100"): (">= 3.0", lambda r: r >= 3.0),
+    ("aof_replay", "ready_s"): ("<= 0.5", lambda r: r <= 0.5),
 }
-TITLES = {"persistence": "Snapshots", "scripting": "Scripts"}
+TITLES = {"persistence": "Snapshots", "scripting": "Scripts", "aof": "Append-only file"}
 
 
 def load(path: Path) -> list[dict]:
@@ -76,4 +82,9 @@ def make_table(stem: str, rows: list[dict]) -> Table:
                        str(s["trials"])])
     if stem == "persistence":
         t.notes.append("*_redis_file_s: ferry loading redis-server's file, against redis-server loading it")
+    if stem == "aof":
+        t.notes.append("*_redis_file_s: ferry replaying redis-server's appendonlydir, against redis-server "
+                       "replaying it; *_ferry_file_s: redis-server replaying ferry's (a compatibility check)")
+        t.notes.append("*_strace: one run with strace -f -c attached (slows the server); wchar_per_op counts "
+                       "the replies' writes too")
     return t

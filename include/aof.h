@@ -47,6 +47,9 @@ int aof_writes_refused(const char **why);
 /* CONFIG SET of an aof/append directive took effect: 0, or -1 with err
  * (appendonly yes could not start the AOF). */
 int aof_config_changed(const char *name, char *err, size_t errlen);
+/* DEBUG LOADAOF: write and fsync, empty the dataset, load the AOF's files
+ * again. 0 or -1 with err (the AOF is off). */
+int aof_debug_loadaof(char *err, size_t errlen);
 /* INFO persistence's aof_* fields. */
 void aof_info(struct sbuf *b);
 

@@ -7,8 +7,9 @@ What: runs, each as its own process with this Python:
   4. instructions.py -> <out>/instructions.csv  (callgrind, instructions/op)
   5. memory.py       -> <out>/memory.csv        (RSS growth per key)
   6. persistence.py  -> <out>/persistence.csv
-  6b. scripting.py   -> <out>/scripting.csv     (EVALSHA throughput, script cache)
                         (RDB load time, dump size, BGSAVE under load)
+  6b. aof.py         -> <out>/aof.csv           (AOF fsync throughput, replay, rewrite)
+  6c. scripting.py   -> <out>/scripting.csv     (EVALSHA throughput, script cache)
   7. unavailable.py  -> <out>/unavailable.csv   (cycles, energy: why not)
   8. manifest.py     -> results/manifest.json   (versions, machine, windows, sha256)
 Each step's full output is shown as it runs and also saved to
@@ -32,8 +33,8 @@ from pathlib import Path
 import benchlib as bl
 
 HERE = Path(__file__).resolve().parent
-STEPS = ["sweep", "syscalls", "ceiling", "instructions", "memory", "persistence", "scripting", "unavailable",
-         "manifest"]
+STEPS = ["sweep", "syscalls", "ceiling", "instructions", "memory", "persistence", "aof", "scripting",
+         "unavailable", "manifest"]
 
 
 def count_rows(path: Path) -> int:
@@ -72,6 +73,7 @@ def main(argv=None) -> int:
         "instructions": (["instructions.py", "--out", str(out)] + q + pin, [out / "instructions.csv"]),
         "memory": (["memory.py", "--out", str(out)] + q + pin, [out / "memory.csv"]),
         "persistence": (["persistence.py", "--out", str(out)] + q, [out / "persistence.csv"]),
+        "aof": (["aof.py", "--out", str(out)] + q, [out / "aof.csv"]),
         "scripting": (["scripting.py", "--out", str(out)] + q, [out / "scripting.csv"]),
         "unavailable": (["unavailable.py", "--out", str(out)], [out / "unavailable.csv"]),
         "manifest": (["manifest.py", "--bench-dir", str(out), "--out", args.manifest], []),

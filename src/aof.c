@@ -328,6 +328,29 @@ static int load_single_file(const rdb_load_hooks *h, char *err, size_t errlen) {
     return 0;
 }
 
+/* A fresh AOF's base: the dataset as it is (empty: nothing was loaded). */
+static int create_base(char *err, size_t errlen) {
+    long long seq = as.m.base_seq + 1;
+    char *name = aof_base_name(as.fname, seq, as.preamble), path[4096];
+    dir_path(path, sizeof path, name);
+    int rc;
+    if (as.preamble) {
+        rdb_options opt = rdb_current_options();
+        rc = rdb_save_file(path, &opt, err, errlen);
+    } else {
+        rc = aof_write_command_base(path, err, errlen);
+    }
+    if (rc) {
+        zfree(name);
+        return -1;
+    }
+    server_log(LOG_NOTICE_, "Creating AOF base file %s on server start", name);
+    as.m.base = (aof_file){name, seq};
+    as.m.base_seq = seq;
+    as.base_size = as.cur_size = file_size(name);
+    return 0;
+}
+
 int aof_startup(const rdb_load_hooks *h) {
     char err[1024];
     read_config();
@@ -352,7 +375,12 @@ int aof_startup(const rdb_load_hooks *h) {
     if (as.m.nincr > 0) {
         fd = open_incr(as.m.incr[as.m.nincr - 1].name, 0);
     } else {
+        if (!as.m.base.name && create_base(err, sizeof err) != 0) {
+            server_log(LOG_WARNING_, "%s", err);
+            return -1;
+        }
         fd = new_incr(&as.m);
+        if (fd >= 0) server_log(LOG_NOTICE_, "Creating AOF incr file %s on server start", as.m.incr[0].name);
         if (fd >= 0 && persist_manifest(&as.m, err, sizeof err) != 0) {
             server_log(LOG_WARNING_, "%s", err);
             return -1;
@@ -366,12 +394,20 @@ int aof_startup(const rdb_load_hooks *h) {
 
 /* ---- rewrite ------------------------------------------------------------------------ */
 
+/* Where the child writes: the AOF directory, or `dir` when the AOF is off
+ * (BGREWRITEAOF then rewrites for nothing, as Redis does, and the file is
+ * deleted). */
+static void temp_path(char *buf, size_t cap, pid_t pid) {
+    char tmp[64];
+    snprintf(tmp, sizeof tmp, "temp-rewriteaof-bg-%d.aof", (int)pid);
+    aof_path(buf, cap, as.on ? as.dirname : ".", tmp);
+}
+
 static void child_rewrite(void) {
     signal(SIGTERM, SIG_DFL);
     signal(SIGINT, SIG_DFL);
-    char tmp[256], path[4096], err[512];
-    snprintf(tmp, sizeof tmp, "temp-rewriteaof-bg-%d.aof", (int)getpid());
-    dir_path(path, sizeof path, tmp);
+    char path[4096], err[512];
+    temp_path(path, sizeof path, getpid());
     int rc;
     if (as.preamble) {
         rdb_options opt = rdb_current_options();
@@ -383,6 +419,8 @@ static void child_rewrite(void) {
     _exit(rc ? 1 : 0);
 }
 
+static int fork_child(char *err, size_t errlen);
+
 /* 0 started, 1 scheduled (a background save runs), -1 with err. */
 static int rewrite_start(char *err, size_t errlen) {
     if (as.child) {
@@ -393,6 +431,7 @@ static int rewrite_start(char *err, size_t errlen) {
         as.scheduled = 1;
         return 1;
     }
+    if (!as.on) return fork_child(err, errlen);
     if (as.buf.len && as.fd >= 0) write_buffer();
     aof_manifest next;
     aof_manifest_copy(&next, &as.m);
@@ -404,6 +443,7 @@ static int rewrite_start(char *err, size_t errlen) {
         snprintf(err, errlen, "ERR Can't open a new AOF increment for the rewrite (see the log)");
         return -1;
     }
+    server_log(LOG_NOTICE_, "Creating AOF incr file %s on background rewrite", next.incr[next.nincr - 1].name);
     if (as.fd >= 0) {
         sync_now();
         close(as.fd);
@@ -414,6 +454,10 @@ static int rewrite_start(char *err, size_t errlen) {
     as.fd = fd;
     as.incr_size = 0;
     prop_stream_restart();
+    return fork_child(err, errlen);
+}
+
+static int fork_child(char *err, size_t errlen) {
     int64_t t0 = ev_mono_us();
     pid_t pid = fork();
     if (pid < 0) {
@@ -439,10 +483,9 @@ static void remove_file(const char *name) {
 
 /* The child wrote the new base: make it the manifest's, with the increments
  * opened since the rewrite began, and delete what it replaces. */
-static int install_base(const char *tmp) {
+static int install_base(const char *from) {
     long long seq = as.m.base_seq + 1;
-    char *name = aof_base_name(as.fname, seq, as.preamble), from[4096], to[4096], err[512];
-    dir_path(from, sizeof from, tmp);
+    char *name = aof_base_name(as.fname, seq, as.preamble), to[4096], err[512];
     dir_path(to, sizeof to, name);
     aof_manifest next = {.base = {name, seq}, .base_seq = seq, .incr_seq = as.m.incr_seq};
     for (int i = as.keep_from; i < as.m.nincr; i++)
@@ -466,11 +509,12 @@ static int install_base(const char *tmp) {
 }
 
 static void rewrite_done(int status) {
-    char tmp[256];
-    snprintf(tmp, sizeof tmp, "temp-rewriteaof-bg-%d.aof", (int)as.child);
+    char tmp[4096];
+    temp_path(tmp, sizeof tmp, as.child);
     as.last_rewrite_secs = (srv.now_ms - as.child_start_ms) / 1000;
     as.child = 0;
-    int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 && install_base(tmp) == 0;
+    int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 && (!as.on || install_base(tmp) == 0);
+    if (!as.on) unlink(tmp);
     as.rewrite_ok = ok;
     if (ok) {
         as.rewrites++;
@@ -479,7 +523,7 @@ static void rewrite_done(int status) {
         server_log(LOG_NOTICE_, "Background AOF rewrite finished successfully");
         return;
     }
-    remove_file(tmp);
+    unlink(tmp);
     as.failures++;
     server_log(LOG_WARNING_, WIFSIGNALED(status) ? "Background AOF rewrite terminated by signal %d"
                                                  : "Background AOF rewrite terminated with error",
@@ -491,9 +535,9 @@ static void kill_child(void) {
     if (!as.child) return;
     kill(as.child, SIGUSR1);
     waitpid(as.child, NULL, 0);
-    char tmp[256];
-    snprintf(tmp, sizeof tmp, "temp-rewriteaof-bg-%d.aof", (int)as.child);
-    remove_file(tmp);
+    char tmp[4096];
+    temp_path(tmp, sizeof tmp, as.child);
+    unlink(tmp);
     as.child = 0;
 }
 
@@ -567,6 +611,27 @@ int aof_config_changed(const char *name, char *err, size_t errlen) {
         as.dirname = dn;
     }
     if (!strcmp(name, "aof-use-rdb-preamble")) as.preamble = config_is_yes(&srv.cfg, name);
+    return 0;
+}
+
+int aof_debug_loadaof(char *err, size_t errlen) {
+    if (!as.on || as.manifest_pending) {
+        snprintf(err, errlen, "ERR AOF is not enabled");
+        return -1;
+    }
+    sync_now();
+    for (int i = 0; i < db_count(); i++) db_flush(db_get(i));
+    rdb_flush_functions();
+    as.cur_size = 0;
+    srv.loading = 1;
+    int rc = load_manifest_files(NULL, err, errlen);
+    srv.loading = 0;
+    if (rc) { /* as Redis: the dataset is gone and the file cannot give it back */
+        server_log(LOG_WARNING_, "Fatal error loading the AOF in DEBUG LOADAOF: %s", err);
+        exit(1);
+    }
+    srv.dirty = 0;
+    server_log(LOG_WARNING_, "Append Only File loaded by DEBUG LOADAOF");
     return 0;
 }
 

@@ -22,6 +22,7 @@ typedef struct writer {
     int fd;
     int failed;                     /* errno of the first failed write, 0 if none */
     int compress;
+    long long key_delay_us;         /* rdb-key-save-delay (tests make rewrites slow) */
     sbuf b;
 } writer;
 
@@ -68,6 +69,7 @@ static void key_cb(void *ud, dnode *n) {
     size_t lens[5] = {7, dn_klen(n), tl, p.len, 6};
     add_command(w, has_ttl ? 5 : 4, argv, lens);
     rdbw_free(&p);
+    if (w->key_delay_us > 0) usleep((useconds_t)w->key_delay_us);
 }
 
 static void write_functions(writer *w) {
@@ -84,7 +86,9 @@ static void write_functions(writer *w) {
 }
 
 int aof_write_command_base(const char *path, char *err, size_t errlen) {
-    writer w = {.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644), .compress = rdb_current_options().compress};
+    rdb_options opt = rdb_current_options();
+    writer w = {.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644), .compress = opt.compress,
+                .key_delay_us = opt.key_delay_us};
     if (w.fd < 0) {
         snprintf(err, errlen, "Opening the temp file for AOF rewrite in rewriteAppendOnlyFile(): %s", strerror(errno));
         return -1;

@@ -1,12 +1,11 @@
-/* cmd_server.c - server administration commands: TIME ROLE WAIT SHUTDOWN
- * BGREWRITEAOF, the MEMORY container and DEBUG; INFO
- * itself lives in info.c (it owns the statistics formatting).
+/* cmd_server.c - server administration commands: TIME ROLE WAIT SHUTDOWN,
+ * the MEMORY container and DEBUG; INFO itself lives in info.c (it owns the
+ * statistics formatting).
  *
- * SAVE, BGSAVE and LASTSAVE are in cmd_persist.c; SHUTDOWN saves through
- * it (and fails the way Redis does when the final save fails). There is no
- * append-only file yet, so BGREWRITEAOF replies an explicit error. There
- * are no replicas, so WAIT answers 0 at once (it never blocks for its
- * timeout).
+ * SAVE, BGSAVE and LASTSAVE are in cmd_persist.c, BGREWRITEAOF in aof.c;
+ * SHUTDOWN saves through cmd_persist.c (and fails the way Redis does when
+ * the final save fails). There are no replicas, so WAIT answers 0 at once
+ * (it never blocks for its timeout).
  */
 #include <errno.h>
 #include <limits.h>
@@ -19,6 +18,7 @@
 #include <malloc.h>
 #endif
 
+#include "aof.h"
 #include "client.h"
 #include "command.h"
 #include "config.h"
@@ -261,6 +261,8 @@ static const char *const debug_help_lines[] = {
     "ERROR <string>",
     "    Return a Redis protocol error with <string> as message. Useful for clients",
     "    unit tests to simulate Redis errors.",
+    "LOADAOF",
+    "    Flush the AOF buffers on disk and reload the AOF in memory.",
     "OBJECT <key>",
     "    Show low level info about `key` and associated value.",
     "SET-ACTIVE-EXPIRE <0|1>",
@@ -360,6 +362,12 @@ static void debug_reload(client *c) {
     reply_ok(c);
 }
 
+static void debug_loadaof(client *c) {
+    char err[1100];
+    if (aof_debug_loadaof(err, sizeof err) != 0) reply_error(c, err);
+    else reply_ok(c);
+}
+
 static void cmd_debug(client *c) {
     if (!debug_allowed(c)) {
         reply_error(c, "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", "
@@ -374,6 +382,7 @@ static void cmd_debug(client *c) {
     else if (c->argc == 3 && span_eq_nocase(sub, "object")) debug_object(c);
     else if (c->argc == 3 && span_eq_nocase(sub, "error")) debug_error(c);
     else if (span_eq_nocase(sub, "reload")) debug_reload(c);
+    else if (c->argc == 2 && span_eq_nocase(sub, "loadaof")) debug_loadaof(c);
     else if (c->argc >= 3 && c->argc <= 5 && span_eq_nocase(sub, "populate")) debug_populate(c);
     else if (c->argc == 2 && span_eq_nocase(sub, "digest")) debug_digest(c);
     else if (c->argc >= 2 && span_eq_nocase(sub, "digest-value")) debug_digest_value(c);

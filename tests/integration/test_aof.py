@@ -355,55 +355,58 @@ class Writer(threading.Thread):
         return "w%d:%s" % (self.tid, name)
 
     def batch(self, n0):
-        """[(command, on_reply)]: on_reply(raw) returns True if raw acknowledges."""
+        """[(command, expected reply, what to record when it arrives)]."""
         out = []
         for j in range(self.rng.randrange(1, 16)):
             n = n0 + j
             op = self.rng.randrange(7)
             if op == 0:
                 k, v = self.key("s:%d" % n), "v%d" % n
-                out.append((("SET", k, v), lambda raw, k=k, v=v: raw == b"+OK\r\n" and self.sets.__setitem__(k, v)))
+                out.append((("SET", k, v), b"+OK\r\n", ("set", k, v)))
             elif op == 1:
                 k = self.key("ctr:%d" % self.rng.randrange(3))
                 self.incr_sent[k] = self.incr_sent.get(k, 0) + 1
-
-                def on_incr(raw, k=k):
-                    if raw.startswith(b":"):
-                        self.incr_acked[k] = max(self.incr_acked.get(k, 0), int(raw[1:-2]))
-                        return True
-                    return False
-                out.append((("INCR", k), on_incr))
+                out.append((("INCR", k), b":", ("incr", k)))
             elif op == 2:
                 k, e = self.key("list:%d" % self.rng.randrange(3)), "e%d" % n
                 self.list_sent[k] = self.list_sent.get(k, 0) + 1
-                out.append((("LPUSH", k, e),
-                            lambda raw, k=k, e=e: raw.startswith(b":") and self.list_acked.setdefault(k, set()).add(e)
-                            is None))
+                out.append((("LPUSH", k, e), b":", ("lpush", k, e)))
             elif op == 3:
                 k, f = self.key("hash"), "f%d" % n
-                out.append((("HSET", k, f, n),
-                            lambda raw, k=k, f=f, n=n: raw == b":1\r\n" and
-                            self.hash_acked.__setitem__((k, f), str(n).encode()) is None))
+                out.append((("HSET", k, f, n), b":1\r\n", ("hset", (k, f), str(n).encode())))
             elif op == 4:
                 k = self.key("ttl:%d" % n)
-                out.append((("SET", k, "t"), lambda raw, k=k: raw == b"+OK\r\n" and self.sets.__setitem__(k, "t")))
-                out.append((("EXPIRE", k, LONG_TTL), lambda raw, k=k: raw == b":1\r\n" and self.ttl_acked.add(k) is None))
-            elif op == 5:
-                tok = "tok%d:%d" % (self.tid, n)
-                self.pairs_sent[n] = tok
-                out.append((("MULTI",), lambda raw: raw == b"+OK\r\n"))
-                out.append((("SET", self.key("pa:%d" % n), tok), lambda raw: raw == b"+QUEUED\r\n"))
-                out.append((("SET", self.key("pb:%d" % n), tok), lambda raw: raw == b"+QUEUED\r\n"))
-                out.append((("EXEC",), lambda raw, n=n: raw == b"*2\r\n+OK\r\n+OK\r\n" and
-                            self.pairs_acked.add(n) is None))
-            else:
-                tok = "shared%d:%d" % (self.tid, n)
-                out.append((("MULTI",), lambda raw: raw == b"+OK\r\n"))
-                out.append((("SET", "shared:a", tok), lambda raw: raw == b"+QUEUED\r\n"))
-                out.append((("SET", "shared:b", tok), lambda raw: raw == b"+QUEUED\r\n"))
-                out.append((("EXEC",), lambda raw: raw == b"*2\r\n+OK\r\n+OK\r\n" and
-                            setattr(self, "shared_acked", self.shared_acked + 1) is None))
+                out.append((("SET", k, "t"), b"+OK\r\n", ("set", k, "t")))
+                out.append((("EXPIRE", k, LONG_TTL), b":1\r\n", ("expire", k)))
+            else:  # MULTI/EXEC setting two keys to one value: own keys or keys all writers share
+                shared = op == 6
+                tok = "%s%d:%d" % ("shared" if shared else "tok", self.tid, n)
+                ka, kb = ("shared:a", "shared:b") if shared else (self.key("pa:%d" % n), self.key("pb:%d" % n))
+                if not shared:
+                    self.pairs_sent[n] = tok
+                out += [(("MULTI",), b"+OK\r\n", None), (("SET", ka, tok), b"+QUEUED\r\n", None),
+                        (("SET", kb, tok), b"+QUEUED\r\n", None),
+                        (("EXEC",), b"*2\r\n+OK\r\n+OK\r\n", ("shared",) if shared else ("pair", n))]
         return out
+
+    def record(self, raw, what):
+        if what is None:
+            return
+        op = what[0]
+        if op == "set":
+            self.sets[what[1]] = what[2]
+        elif op == "incr":
+            self.incr_acked[what[1]] = max(self.incr_acked.get(what[1], 0), int(raw[1:-2]))
+        elif op == "lpush":
+            self.list_acked.setdefault(what[1], set()).add(what[2])
+        elif op == "hset":
+            self.hash_acked[what[1]] = what[2]
+        elif op == "expire":
+            self.ttl_acked.add(what[1])
+        elif op == "pair":
+            self.pairs_acked.add(what[1])
+        else:
+            self.shared_acked += 1
 
     def run(self):
         try:
@@ -415,12 +418,14 @@ class Writer(threading.Thread):
             while not self.stop.is_set():
                 cmds = self.batch(n)
                 n += len(cmds)
-                c.send(b"".join(resp(*cmd) for cmd, _ in cmds))
-                for _cmd, on_reply in cmds:
+                c.send(b"".join(resp(*cmd) for cmd, _, _ in cmds))
+                for cmd, expected, what in cmds:
                     raw = c.read_reply()
-                    if on_reply(raw) is False:
-                        self.error = "unexpected reply %r to %r" % (raw, _cmd)
+                    ok = raw.startswith(expected) and raw.endswith(b"\r\n") if expected == b":" else raw == expected
+                    if not ok:
+                        self.error = "unexpected reply %r to %r" % (raw, cmd)
                         return
+                    self.record(raw, what)
                     self.acks += 1
         except TimeoutError:
             self.error = "no reply within 10 s"
@@ -594,7 +599,7 @@ def test_reply_leaves_after_the_aof_is_synced(kind, tmpdirs):
         s.cleanup()
     writes = [e for e in events if e["name"] in ("write", "writev", "pwrite64", "pwritev", "sendto", "sendmsg")]
     syncs = [e for e in events if e["name"] in ("fsync", "fdatasync") and e["ok"]]
-    marker_writes = [e for e in writes if marker in e["text"] and "ECHO" not in e["text"]]
+    marker_writes = [e for e in writes if marker in e["text"]]
     assert marker_writes, "the ECHO reply is not in the trace"
     cfd = marker_writes[0]["fd"]
     replies = [e for e in writes if e["fd"] == cfd and e["start"] > marker_writes[0]["start"]][:len(keys)]
@@ -777,7 +782,7 @@ def without_spop_sets(d):
 
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize("preamble,rewrite", [("yes", False), ("no", False), ("yes", True), ("no", True)],
-                         ids=["preamble-ferry+redis", "no-preamble-ferry+redis", "preamble-rewrite-ferry+redis", "no-preamble-rewrite-ferry+redis"])
+                         ids=["preamble", "no-preamble", "preamble-rewrite", "no-preamble-rewrite"])
 def test_same_program_restarts_and_cross_loads(preamble, rewrite, tmpdirs):
     """The same program on ferry and redis-server with the AOF on; each
     restarts into its dump; each loads a copy of the other's appendonlydir
@@ -797,8 +802,6 @@ def test_same_program_restarts_and_cross_loads(preamble, rewrite, tmpdirs):
             layout[kind] = (aof_listing(dirs[kind]), read_manifest(dirs[kind]))
         finally:
             s.cleanup()
-    assert layout["ferry"] == layout["redis"]
-    assert not dump_diffs(without_spop_sets(before["ferry"]), without_spop_sets(before["redis"]))
     for loader in KINDS:
         for writer in KINDS:
             d = dirs[writer] if loader == writer else tmpdirs()
@@ -810,6 +813,9 @@ def test_same_program_restarts_and_cross_loads(preamble, rewrite, tmpdirs):
                 assert not diffs, "%s loading %s's AOF: %s" % (loader, writer, diffs)
             finally:
                 s.cleanup()
+    diffs = dump_diffs(without_spop_sets(before["ferry"]), without_spop_sets(before["redis"]))
+    assert not diffs, "ferry and redis-server ran the program to different keyspaces: %s" % diffs
+    assert layout["ferry"] == layout["redis"], "appendonlydir files and manifest differ"
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -883,11 +889,12 @@ def fresh_copy(src, dst):
 def test_truncated_incr_file(kind, tmpdirs):
     """Every cut inside the last commands (SET t2, MULTI, SET t3, SET t4,
     EXEC): aof-load-truncated yes loads every complete command before the
-    cut (an unfinished MULTI/EXEC not at all), cuts the file back there so
-    that later appends load; aof-load-truncated no refuses to start and names
-    the file, unless the cut is on a command boundary outside the MULTI."""
+    cut (an unfinished MULTI/EXEC not at all) and cuts the file back to a
+    command boundary, so that later appends load; aof-load-truncated no
+    refuses to start and names the file, unless the cut is on a command
+    boundary outside the MULTI."""
     good = tmpdirs()
-    path, data, cmds = build_tail_aof(kind, good)
+    _path, data, cmds = build_tail_aof(kind, good)
     t1, t2 = cmds[-6:-4]
     clean_ends = {c[1] for c in cmds[:-4]}  # boundaries outside the transaction
     work = tmpdirs()
@@ -905,8 +912,15 @@ def test_truncated_incr_file(kind, tmpdirs):
             got = r.mget("a", "t1", "t2", "t3", "t4")
             assert got == [b"1", b"one", b"two" if keep_t2 else None, None, None], "cut at %d: %r" % (cut, got)
             assert r.dbsize() == 4 + keep_t2
-            assert os.path.getsize(wpath) == valid_end, "cut at %d: the file was not cut back to %d" % (cut, valid_end)
-            if cut % 5 == 0:  # appends after the cut load with aof-load-truncated no
+            # cut back to a command boundary that keeps what was loaded (Redis
+            # 7.0 keeps a partial MULTI... whose commands it did not apply)
+            with open(wpath, "rb") as f:
+                rest = f.read()
+            assert parse_aof_commands(rest)[1] == len(rest) and valid_end <= len(rest) <= cut, \
+                "cut at %d: the file was cut back to %d" % (cut, len(rest))
+            if cut <= t2[1] and (cut % 2 == 0 or cut == t2[1]):
+                # appends after the cut load with aof-load-truncated no
+                # (not after a partial MULTI: Redis 7.0 would swallow them)
                 r.set("appended", cut)
                 s.cleanup()
                 s = start_aof(kind, work, "--aof-load-truncated", "no")
@@ -936,7 +950,7 @@ def test_corrupt_incr_file_never_loads(kind, tmpdirs):
     stops start-up whatever aof-load-truncated says; the log names the file;
     the file is left as it was."""
     good = tmpdirs()
-    path, data, cmds = build_tail_aof(kind, good)
+    _path, data, cmds = build_tail_aof(kind, good)
     mid = cmds[len(cmds) // 2]
     argc_end = data.index(b"\r\n", mid[0])
     bulk = data.index(b"$", mid[0])

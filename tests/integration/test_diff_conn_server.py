@@ -504,13 +504,23 @@ def test_time_and_lastsave(ferry):
         assert last[0] == "int" and abs(last[1] - time.time()) < 120
 
 
-def test_append_only_file_not_supported_yet(ferry):
-    """RDB snapshots exist (tests/integration/test_rdb.py); the AOF does not yet."""
-    ferry_only(ferry)
-    with RawClient(ferry.port) as c:
-        assert c.command("BGREWRITEAOF") == b"-ERR persistence is not supported by ferry yet\r\n"
-        assert c.command("SAVE") == b"+OK\r\n"
+@pytest.mark.parametrize("kind", ["ferry", "redis"])
+def test_bgrewriteaof_with_the_aof_off_rewrites_for_nothing(server_factory, kind):
+    """As redis-server 7.0: the rewrite runs and counts. ferry leaves no file
+    (redis-server 7.0.15 leaves its temp-rewriteaof-<pid>.aof behind)."""
+    s = server_factory(kind, "--appendonly", "no")
+    with RawClient(s.port) as c:
+        c.command("SET", "k", "v")
+        assert c.command("BGREWRITEAOF") == b"+Background append only file rewriting started\r\n"
+        deadline = time.time() + 10
+        while b"aof_rewrites:1" not in c.command("INFO", "persistence") and time.time() < deadline:
+            time.sleep(0.02)
+        info = c.command("INFO", "persistence")
+        assert b"aof_rewrites:1\r\n" in info and b"aof_last_bgrewrite_status:ok" in info
+        assert b"aof_enabled:0" in info
         assert c.command("PING") == b"+PONG\r\n"
+    if kind == "ferry":
+        assert not [f for f in os.listdir(s.workdir) if "aof" in f or f.startswith("temp-")]
 
 
 @pytest.mark.parametrize("args", [(), ("NOSAVE",), ("NOW", "FORCE"), ("SAVE", "FORCE")])
