@@ -167,6 +167,12 @@ integration: $(SERVER) $(BENCH) $(NULLSRV) $(if $(filter yes,$(LUA)),$(NOLUA_SER
 	@FERRY_SERVER=$(abspath $(SERVER)) FERRY_SERVER_NOLUA=$(abspath $(NOLUA_SERVER)) \
 	  .venv/bin/python -m pytest -q -x tests/integration
 
+# The AOF's kill -9 trials at length (make test runs 20 of each kind).
+.PHONY: soak-aof
+soak-aof: deps $(SERVER)
+	@AOF_KILL_TRIALS=$(or $(TRIALS),200) FERRY_SERVER=$(abspath $(SERVER)) \
+	  .venv/bin/python -m pytest -q -p no:timeout tests/integration/test_aof.py -k "kill9 and ferry"
+
 # The whole suite: plain build, then the same unit and integration tests
 # under ASan/UBSan, then every fuzz corpus replayed input by input, then a
 # short run of every fuzz target from its corpus.

@@ -466,6 +466,7 @@ def main(argv=None) -> int:
     t_start = time.monotonic()
     rec = Recorder()
     started, load0 = bl.utc_now(), os.getloadavg()
+    digests = {s: manifest.sha256(Path(b)) for s, b in binaries.items()}
     try:
         if "throughput" not in skip:
             throughput(args, binaries, rec)
@@ -477,9 +478,13 @@ def main(argv=None) -> int:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
         bl.write_csv(out / "aof.csv", COLUMNS, rec.rows)
+    for s, b in binaries.items():       # a rebuild during the run would mix two binaries' numbers
+        if manifest.sha256(Path(b)) != digests[s]:
+            rec.failures.append("%s binary %s changed during the run" % (s, b))
     bl.record_window(out, "aof", started, bl.utc_now(), pinning=bl.pinning_description(False),
                      keys=args.keys, trials=args.trials, requests=args.requests, tmpdir=args.tmpdir,
                      loadavg_start=[round(x, 2) for x in load0], loadavg_end=[round(x, 2) for x in os.getloadavg()],
+                     binary_sha256={s: d[:16] for s, d in digests.items()},
                      git_sha=bl.git_sha(), cpu_model=manifest.cpu_model())
 
     def num(v):

@@ -394,13 +394,34 @@ int aof_startup(const rdb_load_hooks *h) {
 
 /* ---- rewrite ------------------------------------------------------------------------ */
 
-/* Where the child writes: the AOF directory, or `dir` when the AOF is off
- * (BGREWRITEAOF then rewrites for nothing, as Redis does, and the file is
- * deleted). */
+static int fork_child(char *err, size_t errlen);
+
+/* Where the child writes. */
 static void temp_path(char *buf, size_t cap, pid_t pid) {
     char tmp[64];
     snprintf(tmp, sizeof tmp, "temp-rewriteaof-bg-%d.aof", (int)pid);
-    aof_path(buf, cap, as.on ? as.dirname : ".", tmp);
+    aof_path(buf, cap, as.dirname, tmp);
+}
+
+/* The manifest on disk into as.m (the AOF is off: nothing holds it). */
+static void reread_manifest(void) {
+    char err[512], *mname = aof_manifest_name(as.fname);
+    aof_manifest_free(&as.m);
+    if (aof_manifest_load(as.dirname, mname, &as.m, err, sizeof err) < 0) server_log(LOG_WARNING_, "%s", err);
+    zfree(mname);
+}
+
+/* BGREWRITEAOF with the AOF off, as Redis 7: a new base and a manifest
+ * naming only it (the increments it covers are deleted). */
+static int rewrite_while_off(char *err, size_t errlen) {
+    read_config();
+    reread_manifest();
+    if (make_dir()) {
+        snprintf(err, errlen, "ERR Can't create the AOF directory (see the log)");
+        return -1;
+    }
+    as.keep_from = as.m.nincr;
+    return fork_child(err, errlen);
 }
 
 static void child_rewrite(void) {
@@ -419,8 +440,6 @@ static void child_rewrite(void) {
     _exit(rc ? 1 : 0);
 }
 
-static int fork_child(char *err, size_t errlen);
-
 /* 0 started, 1 scheduled (a background save runs), -1 with err. */
 static int rewrite_start(char *err, size_t errlen) {
     if (as.child) {
@@ -431,7 +450,7 @@ static int rewrite_start(char *err, size_t errlen) {
         as.scheduled = 1;
         return 1;
     }
-    if (!as.on) return fork_child(err, errlen);
+    if (!as.on) return rewrite_while_off(err, errlen);
     if (as.buf.len && as.fd >= 0) write_buffer();
     aof_manifest next;
     aof_manifest_copy(&next, &as.m);
@@ -471,6 +490,7 @@ static int fork_child(char *err, size_t errlen) {
     as.child = pid;
     as.child_start_ms = srv.now_ms;
     as.scheduled = 0;
+    as.rewrites++; /* as Redis: counted when it starts */
     server_log(LOG_NOTICE_, "Background append only file rewriting started by pid %d", (int)pid);
     return 0;
 }
@@ -513,11 +533,9 @@ static void rewrite_done(int status) {
     temp_path(tmp, sizeof tmp, as.child);
     as.last_rewrite_secs = (srv.now_ms - as.child_start_ms) / 1000;
     as.child = 0;
-    int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 && (!as.on || install_base(tmp) == 0);
-    if (!as.on) unlink(tmp);
+    int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 && install_base(tmp) == 0;
     as.rewrite_ok = ok;
     if (ok) {
-        as.rewrites++;
         as.failures = 0;
         server_log(LOG_NOTICE_, "Background AOF rewrite terminated with success");
         server_log(LOG_NOTICE_, "Background AOF rewrite finished successfully");
@@ -615,8 +633,15 @@ int aof_config_changed(const char *name, char *err, size_t errlen) {
 }
 
 int aof_debug_loadaof(char *err, size_t errlen) {
-    if (!as.on || as.manifest_pending) {
-        snprintf(err, errlen, "ERR AOF is not enabled");
+    if (!as.on) { /* as Redis: the files on disk, written by BGREWRITEAOF */
+        read_config();
+        reread_manifest();
+        if (!as.m.base.name && !as.m.nincr) {
+            snprintf(err, errlen, "ERR There is no AOF to load in %s", as.dirname);
+            return -1;
+        }
+    } else if (as.manifest_pending) {
+        snprintf(err, errlen, "ERR The AOF is being created (a rewrite is in progress)");
         return -1;
     }
     sync_now();

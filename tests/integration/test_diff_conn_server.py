@@ -505,22 +505,29 @@ def test_time_and_lastsave(ferry):
 
 
 @pytest.mark.parametrize("kind", ["ferry", "redis"])
-def test_bgrewriteaof_with_the_aof_off_rewrites_for_nothing(server_factory, kind):
-    """As redis-server 7.0: the rewrite runs and counts. ferry leaves no file
-    (redis-server 7.0.15 leaves its temp-rewriteaof-<pid>.aof behind)."""
-    s = server_factory(kind, "--appendonly", "no")
+def test_bgrewriteaof_with_the_aof_off_writes_a_base_that_debug_loadaof_reads(server_factory, kind):
+    """As redis-server 7.0: with appendonly no, BGREWRITEAOF still writes
+    appendonlydir/ with a base and a manifest naming only it, and DEBUG
+    LOADAOF loads it back (the dataset as of the rewrite)."""
+    s = server_factory(kind, "--appendonly", "no", "--enable-debug-command", "yes")
     with RawClient(s.port) as c:
         c.command("SET", "k", "v")
+        c.command("EXPIRE", "k", "1000")
         assert c.command("BGREWRITEAOF") == b"+Background append only file rewriting started\r\n"
         deadline = time.time() + 10
-        while b"aof_rewrites:1" not in c.command("INFO", "persistence") and time.time() < deadline:
+        while b"aof_rewrite_in_progress:0" not in c.command("INFO", "persistence") and time.time() < deadline:
             time.sleep(0.02)
         info = c.command("INFO", "persistence")
         assert b"aof_rewrites:1\r\n" in info and b"aof_last_bgrewrite_status:ok" in info
         assert b"aof_enabled:0" in info
-        assert c.command("PING") == b"+PONG\r\n"
-    if kind == "ferry":
-        assert not [f for f in os.listdir(s.workdir) if "aof" in f or f.startswith("temp-")]
+        c.command("SET", "later", "x")  # not in the base: gone after the load
+        assert c.command("DEBUG", "LOADAOF") == b"+OK\r\n"
+        assert c.command("GET", "k") == b"$1\r\nv\r\n"
+        assert 990 <= int(c.command("TTL", "k")[1:-2]) <= 1000
+        assert c.command("EXISTS", "later") == b":0\r\n"
+    d = os.path.join(s.workdir, "appendonlydir")
+    with open(os.path.join(d, "appendonly.aof.manifest")) as f:
+        assert f.read() == "file appendonly.aof.1.base.rdb seq 1 type b\n"
 
 
 @pytest.mark.parametrize("args", [(), ("NOSAVE",), ("NOW", "FORCE"), ("SAVE", "FORCE")])
