@@ -464,8 +464,13 @@ def main(argv=None) -> int:
     if not bl.client_binary("redis-benchmark"):
         raise SystemExit("redis-benchmark not found (apt-get install -y redis-tools)")
     t_start = time.monotonic()
+    # Measure a private copy of ferry-server: a rebuild during the run (make test
+    # on the same tree) would otherwise mix two binaries' numbers.
+    snap_dir = tempfile.mkdtemp(prefix="ferry-bench-aof-bin-", dir=args.tmpdir)
+    source_ferry = binaries["ferry"]
+    binaries["ferry"] = shutil.copy2(source_ferry, os.path.join(snap_dir, "ferry-server"))
     rec = Recorder()
-    started, load0 = bl.utc_now(), os.getloadavg()
+    started, load0, sha0 = bl.utc_now(), os.getloadavg(), bl.git_sha()   # the tree the copy was built from
     digests = {s: manifest.sha256(Path(b)) for s, b in binaries.items()}
     try:
         if "throughput" not in skip:
@@ -478,14 +483,15 @@ def main(argv=None) -> int:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
         bl.write_csv(out / "aof.csv", COLUMNS, rec.rows)
-    for s, b in binaries.items():       # a rebuild during the run would mix two binaries' numbers
-        if manifest.sha256(Path(b)) != digests[s]:
-            rec.failures.append("%s binary %s changed during the run" % (s, b))
+        shutil.rmtree(snap_dir, ignore_errors=True)
+    if manifest.sha256(Path(source_ferry)) != digests["ferry"]:
+        bl.log("aof: note: %s was rebuilt during the run; the numbers are of the copy taken at the start "
+               "(sha256 %s)" % (source_ferry, digests["ferry"][:16]))
     bl.record_window(out, "aof", started, bl.utc_now(), pinning=bl.pinning_description(False),
                      keys=args.keys, trials=args.trials, requests=args.requests, tmpdir=args.tmpdir,
                      loadavg_start=[round(x, 2) for x in load0], loadavg_end=[round(x, 2) for x in os.getloadavg()],
                      binary_sha256={s: d[:16] for s, d in digests.items()},
-                     git_sha=bl.git_sha(), cpu_model=manifest.cpu_model())
+                     git_sha=sha0, cpu_model=manifest.cpu_model())
 
     def num(v):
         try:
