@@ -4,6 +4,7 @@
 #include "client.h"
 #include "command.h"
 #include "db.h"
+#include "dict.h"
 #include "server.h"
 #include "zmalloc.h"
 
@@ -49,27 +50,84 @@ static int fail_at(replay *r, size_t at, const char *what) {
     return -1;
 }
 
-static int run(replay *r, size_t at) {
-    command *cmd = command_lookup(r->argv, (int)r->argc);
+/* Run one command (cmd: its lookup, NULL to look it up here). */
+static int run_args(replay *r, size_t at, const span *argv, size_t argc, command *cmd) {
+    if (!cmd) cmd = command_lookup(argv, (int)argc);
     if (!cmd) {
         char what[160];
-        snprintf(what, sizeof what, "Unknown command '%.*s'", (int)(r->argv[0].len > 64 ? 64 : r->argv[0].len),
-                 r->argv[0].p);
+        snprintf(what, sizeof what, "Unknown command '%.*s'", (int)(argv[0].len > 64 ? 64 : argv[0].len), argv[0].p);
         return fail_at(r, at, what);
     }
-    if (!command_arity_ok(cmd, (int)r->argc)) return fail_at(r, at, "Bad file format (wrong number of arguments)");
+    if (!command_arity_ok(cmd, (int)argc)) return fail_at(r, at, "Bad file format (wrong number of arguments)");
     client *f = r->f;
-    if (r->argc > f->argv_cap) {
-        f->argv = zrealloc(f->argv, sizeof(span) * r->argc);
-        f->argv_cap = r->argc;
+    if (argc > f->argv_cap) {
+        f->argv = zrealloc(f->argv, sizeof(span) * argc);
+        f->argv_cap = argc;
     }
-    memcpy(f->argv, r->argv, sizeof(span) * r->argc);
-    f->argc = (int)r->argc;
+    memcpy(f->argv, argv, sizeof(span) * argc);
+    f->argc = (int)argc;
     command_call(f, cmd);
     f->argc = 0;
     ring_consume(&f->out, ring_used(&f->out));
     r->res->commands++;
     return 0;
+}
+
+static int run(replay *r, size_t at) { return run_args(r, at, r->argv, r->argc, NULL); }
+
+/* ---- the prefetching window ------------------------------------------------
+ *
+ * A replay is a long run of key commands on random keys, each waiting for
+ * its key's bucket and node to come from memory, so commands are taken as
+ * client.c takes a pipeline: up to LOAD_WIN plain key commands
+ * (command_batchable) are parsed ahead, their keys hashed and buckets
+ * prefetched, then the chain heads, then they run in order with the hash
+ * handed to the db layer. The window stops before anything else (MULTI,
+ * SELECT, an annotation, a bad or incomplete command), which then takes the
+ * one-at-a-time path. Parsing ahead changes nothing: it is a pure function
+ * of the bytes. */
+#define LOAD_WIN 16
+#define LOAD_POOL 128
+
+typedef struct load_req {
+    size_t at, end;
+    command *cmd;
+    span *argv;
+    size_t argc;
+    uint64_t hash;
+} load_req;
+
+/* Runs the window at r->pos; returns how many commands it ran (0: none
+ * could be taken) or -1. */
+static int run_window(replay *r) {
+    load_req q[LOAD_WIN];
+    span pool[LOAD_POOL];
+    int n = 0;
+    size_t pooled = 0, pos = r->pos;
+    dict *keys = &r->f->db->keys;
+    while (n < LOAD_WIN && pos < r->len && r->buf[pos] == '*') {
+        ssize_t len = parse_at(r, pos);
+        if (len < 0 || r->argc < 2 || r->argc > LOAD_POOL - pooled) break;
+        command *cmd = command_lookup(r->argv, (int)r->argc);
+        if (!command_batchable(cmd) || !command_arity_ok(cmd, (int)r->argc)) break;
+        memcpy(pool + pooled, r->argv, sizeof(span) * r->argc);
+        q[n] = (load_req){pos, pos + (size_t)len, cmd, pool + pooled, r->argc,
+                          dict_hash(r->argv[1].p, r->argv[1].len)};
+        dict_prefetch_bucket(keys, q[n].hash);
+        pooled += r->argc;
+        pos += (size_t)len;
+        n++;
+    }
+    for (int i = 0; i < n; i++) dict_prefetch_node(keys, q[i].hash);
+    for (int i = 0; i < n; i++) dict_prefetch_next(keys, q[i].hash);
+    for (int i = 0; i < n; i++) {
+        db_set_key_hint(q[i].argv[1].p, q[i].argv[1].len, q[i].hash);
+        int rc = run_args(r, q[i].at, q[i].argv, q[i].argc, q[i].cmd);
+        db_clear_key_hint();
+        if (rc) return -1;
+        r->pos = q[i].end;
+    }
+    return n;
 }
 
 /* The end of the data is cut at `at`: keep what is before it, or fail. */
@@ -121,6 +179,9 @@ static int progress(replay *r) {
 static int replay_commands(replay *r) {
     while (r->pos < r->len) {
         if (progress(r)) return -1;
+        int ran = run_window(r);
+        if (ran < 0) return -1;
+        if (ran > 0) continue;
         size_t at = r->pos;
         ssize_t n = parse_at(r, at);
         if (n == AOF_INCOMPLETE) return cut_short(r, at);

@@ -60,32 +60,37 @@ void prop_detach(prop_sink_fn *fn) {
 
 /* ---- encoding ------------------------------------------------------------------ */
 
-static void add_len(sbuf *b, char kind, size_t n) {
-    char buf[24];
-    buf[0] = kind;
-    size_t l = ull_to_str(buf + 1, n);
-    buf[1 + l] = '\r';
-    buf[2 + l] = '\n';
-    sb_add(b, buf, l + 3);
+/* "<kind><n>\r\n" at p; returns the byte after it (p needs 23 bytes). */
+static char *put_len(char *p, char kind, size_t n) {
+    *p++ = kind;
+    p += ull_to_str(p, n);
+    *p++ = '\r';
+    *p++ = '\n';
+    return p;
 }
 
-static void add_arg(sbuf *b, const char *p, size_t n) {
-    add_len(b, '$', n);
-    sb_add(b, p, n);
-    sb_add(b, "\r\n", 2);
-}
-
+/* One command as a RESP array of bulk strings, written in place after a
+ * single reservation (the hot path under AOF: every write passes here). */
 static void add_cmd(sbuf *b, int argc, const span *argv) {
-    add_len(b, '*', (size_t)argc);
-    for (int i = 0; i < argc; i++) add_arg(b, argv[i].p, argv[i].len);
+    size_t need = 24;
+    for (int i = 0; i < argc; i++) need += argv[i].len + 25;
+    sb_reserve(b, need);
+    char *p = put_len(b->p + b->len, '*', (size_t)argc);
+    for (int i = 0; i < argc; i++) {
+        p = put_len(p, '$', argv[i].len);
+        memcpy(p, argv[i].p, argv[i].len);
+        p += argv[i].len;
+        *p++ = '\r';
+        *p++ = '\n';
+    }
+    b->len = (size_t)(p - b->p);
+    b->p[b->len] = '\0';
 }
 
 static void add_select(sbuf *b, int dbid) {
     char num[24];
-    size_t l = ll_to_str(num, dbid);
-    add_len(b, '*', 2);
-    add_arg(b, "SELECT", 6);
-    add_arg(b, num, l);
+    span argv[2] = {{"SELECT", 6}, {num, ll_to_str(num, dbid)}};
+    add_cmd(b, 2, argv);
 }
 
 /* ---- staging and committing ---------------------------------------------------- */
@@ -107,14 +112,16 @@ static void feed(const char *p, size_t n) {
 
 static void commit(void) {
     if (ps.nops == 0) return;
-    sbuf head = {0};
-    if (ps.first_db != ps.stream_db) add_select(&head, ps.first_db);
-    if (ps.nops > 1) sb_add(&head, "*1\r\n$5\r\nMULTI\r\n", 15);
-    if (head.len) feed(head.p, head.len);
+    if (ps.first_db != ps.stream_db) {
+        sbuf sel = {0};
+        add_select(&sel, ps.first_db);
+        feed(sel.p, sel.len);
+        sb_free(&sel);
+    }
+    if (ps.nops > 1) feed("*1\r\n$5\r\nMULTI\r\n", 15);
     feed(ps.ops.p, ps.ops.len);
     if (ps.nops > 1) feed("*1\r\n$4\r\nEXEC\r\n", 14);
     ps.stream_db = ps.staged_db;
-    sb_free(&head);
     ps.ops.len = 0;
     ps.nops = 0;
 }
