@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "client.h"
+#include "span.h"
 
 #define AOF_MAX_ARGS (1024 * 1024)          /* arguments in one command */
 #define AOF_MAX_ARG_LEN (512LL * 1024 * 1024) /* bytes in one argument (proto-max-bulk-len's default) */

@@ -9,12 +9,7 @@
 #include <stddef.h>
 #include "resp_parse.h"
 #include "ring.h"
-
-/* A byte string that is not owned: a span into a buffer. */
-typedef struct span {
-    const char *p;
-    size_t len;
-} span;
+#include "span.h"
 
 /* client flags */
 #define CF_CLOSE_AFTER_REPLY 0x0001   /* QUIT, protocol error: flush then close */
