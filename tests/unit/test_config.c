@@ -293,12 +293,14 @@ Test(config, bad_lines_redis_style) {
     load_err("dir \"\"", "No such file or directory");
 }
 
-Test(config, appendonly_yes_is_fatal) {
-    load_err("appendonly yes", "appendonly yes is not supported");
+Test(config, appendonly_and_its_policy) {
     ferry_config c;
-    load_ok(&c, "appendonly no\nappendfsync everysec");
-    cr_assert_str_eq(get(&c, "appendonly"), "no");
+    load_ok(&c, "appendonly yes\nappendfsync always\nappenddirname aofs");
+    cr_assert_str_eq(get(&c, "appendonly"), "yes");
+    cr_assert_str_eq(get(&c, "appendfsync"), "always");
+    cr_assert_str_eq(get(&c, "appenddirname"), "aofs");
     config_free(&c);
+    load_err("appendfsync sometimes", "argument(s) must be one of the following: everysec, always, no");
 }
 
 Test(config, ignored_directives_keep_their_values) {
@@ -514,9 +516,9 @@ Test(config, fatal_errors_exit_1) {
                         "Reading the configuration file, at line 2\n>>> 'port \"70000\"'\n"
                         "argument must be between 0 and 65535 inclusive\n(command line option 1)\n";
     cr_assert_eq(strncmp(out, want1, strlen(want1)), 0, "%s", out);
-    char *a2[] = {"ferry-server", "--appendonly", "yes", NULL};
+    char *a2[] = {"ferry-server", "--appendfsync", "sometimes", NULL};
     cr_assert_eq(run_child(a2, 3, out, sizeof out, 1, NULL), 1);
-    cr_assert(strstr(out, "appendonly yes is not supported"), "%s", out);
+    cr_assert(strstr(out, "argument(s) must be one of the following: everysec, always, no"), "%s", out);
     char *a3[] = {"ferry-server", "/nonexistent/ferry.conf", NULL};
     cr_assert_eq(run_child(a3, 2, out, sizeof out, 1, NULL), 1);
     const char *want3 = "Fatal error, can't open config file '/nonexistent/ferry.conf': No such file or directory\n";
@@ -640,8 +642,8 @@ Test(config_cmd, set_errors_like_redis) {
     cr_assert_str_eq(run("config", "set", "hz", "1", "HZ", "2", NULL), SETERR("HZ", "duplicate parameter"));
     cr_assert_str_eq(run("config", "set", "hz", "abc", "databases", "5", NULL), SETERR("databases", "can't set immutable config"));
     cr_assert_str_eq(run("config", "set", "slave-priority", "x", NULL), SETERR("slave-priority", "argument couldn't be parsed into an integer"));
-    cr_assert_str_eq(run("config", "set", "appendonly", "yes", NULL),
-                     SETERR("appendonly", "appendonly yes is not supported: ferry has no append-only file yet"));
+    cr_assert_str_eq(run("config", "set", "appendfsync", "sometimes", NULL),
+                     SETERR("appendfsync", "argument(s) must be one of the following: everysec, always, no"));
     cr_assert_str_eq(run("config", "set", NULL), "-ERR wrong number of arguments for 'config|set' command\r\n");
     cr_assert_str_eq(run("config", "get", NULL), "-ERR wrong number of arguments for 'config|get' command\r\n");
     cr_assert_str_eq(run("config", "help", "x", NULL), "-ERR wrong number of arguments for 'config|help' command\r\n");
