@@ -26,21 +26,26 @@ endif
 # Lua's flags are asked of pkg-config only when a rule needs them (so
 # `make test` can install the packages first)
 LUA      ?= yes
-LUA_SRCS := src/script_lua.c src/script_conv.c src/script_msgpack.c src/script_struct.c src/script_sandbox.c
+LUA_SRCS := src/script/script_lua.c src/script/script_conv.c src/script/script_msgpack.c src/script/script_struct.c src/script/script_sandbox.c
 ifeq ($(LUA),yes)
   LUA_PKGS    := lua5.1-cjson lua5.1-bitop lua5.1
   LUA_CFLAGS   = $(shell pkg-config --cflags $(LUA_PKGS))
   LUA_LIBS     = $(shell pkg-config --libs $(LUA_PKGS))
-  SCRIPT_OFF  := src/script_nolua.c
+  SCRIPT_OFF  := src/script/script_nolua.c
 else
   SCRIPT_OFF  := $(LUA_SRCS)
 endif
 
-SRCS      := $(wildcard src/*.c)
+# src/ by layer, lowest first: base (allocator, dict, encodings, buffers),
+# keyspace (databases and value types), io (event loop, sockets, parser,
+# clients, replies), commands (dispatch, the command groups, propagation),
+# persist (RDB, AOF), script (Lua), server (start-up, config, INFO).
+LAYERS    := base keyspace io commands persist script server
+SRCS      := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c))
 # backend files are #included by event.c, not compiled alone; one script engine
-SRCS      := $(filter-out src/event_epoll.c src/event_kqueue.c $(SCRIPT_OFF),$(SRCS))
+SRCS      := $(filter-out src/io/event_epoll.c src/io/event_kqueue.c $(SCRIPT_OFF),$(SRCS))
 OBJS      := $(SRCS:src/%.c=$(BUILD)/obj/%.o)
-LIB_OBJS  := $(filter-out $(BUILD)/obj/main.o,$(OBJS))
+LIB_OBJS  := $(filter-out $(BUILD)/obj/server/main.o,$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 SERVER    := $(BUILD)/ferry-server
@@ -65,6 +70,7 @@ $(SERVER): $(OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LUA_LIBS)
 
 $(BUILD)/obj/%.o: src/%.c | $(BUILD)/obj
+	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(EXTRA_LUA) $(SRC_WARN) -c -o $@ $<
 
 $(BUILD)/obj $(BUILD)/tests:
@@ -87,9 +93,10 @@ lua-check:
 FUZZ_FLAGS   := $(CSTD) -O1 -g -Iinclude -MMD -MP -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
 FUZZ_SRCS    := $(wildcard fuzz/fuzz_*.c)
 FUZZ_BINS    := $(FUZZ_SRCS:fuzz/%.c=$(FUZZ_DIR)/%)
-FUZZ_OBJS    := $(filter-out $(FUZZ_DIR)/obj/main.o,$(SRCS:src/%.c=$(FUZZ_DIR)/obj/%.o))
+FUZZ_OBJS    := $(filter-out $(FUZZ_DIR)/obj/server/main.o,$(SRCS:src/%.c=$(FUZZ_DIR)/obj/%.o))
 
 $(FUZZ_DIR)/obj/%.o: src/%.c | $(FUZZ_DIR)/obj
+	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(EXTRA_LUA) -c -o $@ $<
 
 $(FUZZ_DIR)/obj:
@@ -159,7 +166,7 @@ unit: $(UNIT_BINS)
 # the libc-only build (LUA=no) that test_scripting_nolua.py runs
 NOLUA_SERVER := build/nolua/ferry-server
 ifneq ($(SERVER),$(NOLUA_SERVER))
-$(NOLUA_SERVER): $(SRCS) $(wildcard include/*.h) src/script_nolua.c
+$(NOLUA_SERVER): $(SRCS) $(wildcard include/*.h) src/script/script_nolua.c
 	@$(MAKE) --no-print-directory LUA=no BUILD=build/nolua SANITIZE= $(NOLUA_SERVER)
 endif
 

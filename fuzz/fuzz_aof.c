@@ -1,5 +1,5 @@
 /* fuzz_aof.c - libFuzzer target for the append-only file's readers
- * (src/aof_parse.c): the command reader and the manifest parser, both of
+ * (src/persist/aof_parse.c): the command reader and the manifest parser, both of
  * which read files a crash, a disk or a person may have damaged.
  *
  * The first byte picks the reader. Commands: the input is read command by

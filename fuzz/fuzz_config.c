@@ -1,5 +1,5 @@
-/* fuzz_config.c - libFuzzer target for the config loader (src/config.c,
- * src/config_load.c, src/splitargs.c).
+/* fuzz_config.c - libFuzzer target for the config loader (src/server/config.c,
+ * src/server/config_load.c, src/base/splitargs.c).
  *
  * Why: config files and CONFIG SET values are text from outside, with
  * quoting, escapes, units and ranges; a crash, a leak or an out-of-range

@@ -1,4 +1,4 @@
-/* fuzz_glob.c - libFuzzer target for glob_match (src/util.c).
+/* fuzz_glob.c - libFuzzer target for glob_match (src/base/util.c).
  *
  * Clients control both KEYS/SCAN MATCH/PSUBSCRIBE patterns and key names,
  * so glob_match must never read out of bounds, must stay polynomial, and
@@ -10,7 +10,7 @@
  * (element, position) pair, so it does not depend on the single-backtrack
  * trick.
  *
- * Build: clang -g -fsanitize=fuzzer,address,undefined -Iinclude fuzz/fuzz_glob.c src/util.c -lm
+ * Build: clang -g -fsanitize=fuzzer,address,undefined -Iinclude fuzz/fuzz_glob.c src/base/util.c -lm
  * Run:   ./a.out -max_total_time=20 fuzz/corpus
  */
 #include <stdint.h>

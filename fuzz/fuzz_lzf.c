@@ -1,4 +1,4 @@
-/* fuzz_lzf.c - libFuzzer target for src/lzf.c.
+/* fuzz_lzf.c - libFuzzer target for src/base/lzf.c.
  *
  * Why: lzf_decompress reads untrusted bytes (RDB files, RESTORE payloads)
  * and writes into a caller buffer, so a missed bounds check is a heap

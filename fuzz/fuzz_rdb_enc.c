@@ -1,4 +1,4 @@
-/* fuzz_rdb_enc.c - libFuzzer target for src/rdb_enc.c, the readers and the
+/* fuzz_rdb_enc.c - libFuzzer target for src/persist/rdb_enc.c, the readers and the
  * listpack builder for the encodings inside RDB files and DUMP payloads.
  *
  * Why: RESTORE payloads and RDB files are untrusted bytes, and their

@@ -1,4 +1,4 @@
-/* fuzz_resp3_encode.c - libFuzzer target for the reply encoders (src/reply.c)
+/* fuzz_resp3_encode.c - libFuzzer target for the reply encoders (src/io/reply.c)
  * in RESP2 and RESP3.
  *
  * Why: every byte a client reads comes out of reply.c, and a single bad

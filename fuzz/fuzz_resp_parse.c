@@ -1,4 +1,4 @@
-/* fuzz_resp_parse.c - libFuzzer target for src/resp_parse.c.
+/* fuzz_resp_parse.c - libFuzzer target for src/io/resp_parse.c.
  *
  * Why: the request parser reads untrusted bytes that arrive split at
  * arbitrary points. This target feeds the input as a stream of requests in
@@ -16,7 +16,7 @@
  * the rest is the stream.
  *
  * Build: clang -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude \
- *          fuzz/fuzz_resp_parse.c src/resp_parse.c -o fuzz_resp_parse
+ *          fuzz/fuzz_resp_parse.c src/io/resp_parse.c -o fuzz_resp_parse
  * Run:   ./fuzz_resp_parse -max_total_time=20 fuzz/corpus/resp_parse
  */
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* fuzz_splitargs.c - libFuzzer target for src/splitargs.c.
+/* fuzz_splitargs.c - libFuzzer target for src/base/splitargs.c.
  *
  * Why: the splitter rewrites untrusted bytes in place (every inline
  * request, every config line), so an off-by-one is a heap overflow. This

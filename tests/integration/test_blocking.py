@@ -1,4 +1,4 @@
-"""Blocking list commands (src/blocking.c, src/cmd_list.c): BLPOP, BRPOP,
+"""Blocking list commands (src/commands/blocking.c, src/commands/cmd_list.c): BLPOP, BRPOP,
 BLMOVE, BRPOPLPUSH, BLMPOP.
 
 Each scenario is a function of one server that drives several connections

@@ -1,5 +1,5 @@
-"""Tests for the connection and server commands (src/cmd_conn.c,
-src/cmd_server.c, src/info.c): PING ECHO QUIT RESET HELLO AUTH SELECT,
+"""Tests for the connection and server commands (src/commands/cmd_conn.c,
+src/commands/cmd_server.c, src/server/info.c): PING ECHO QUIT RESET HELLO AUTH SELECT,
 CLIENT *, TIME LASTSAVE ROLE WAIT SHUTDOWN SAVE/BGSAVE MEMORY DEBUG INFO.
 
 Three kinds of tests:

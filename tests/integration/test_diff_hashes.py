@@ -1,4 +1,4 @@
-"""Differential tests for the hash commands (src/cmd_hash.c, src/t_hash.c):
+"""Differential tests for the hash commands (src/commands/cmd_hash.c, src/keyspace/t_hash.c):
 HSET HSETNX HMSET HGET HMGET HGETALL HDEL HEXISTS HLEN HKEYS HVALS HSTRLEN
 HINCRBY HINCRBYFLOAT HRANDFIELD HSCAN, run in lockstep on ferry and on the
 reference redis-server (see diffkit.py) and compared byte for byte.

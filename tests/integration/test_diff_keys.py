@@ -1,5 +1,5 @@
-"""Differential tests for the generic keyspace commands (src/cmd_keys.c,
-src/cmd_expire.c): DEL UNLINK EXISTS TOUCH, the EXPIRE/TTL family, PERSIST,
+"""Differential tests for the generic keyspace commands (src/commands/cmd_keys.c,
+src/commands/cmd_expire.c): DEL UNLINK EXISTS TOUCH, the EXPIRE/TTL family, PERSIST,
 TYPE, RENAME(NX), COPY, MOVE, KEYS, SCAN, RANDOMKEY, DBSIZE, FLUSHDB,
 FLUSHALL, SWAPDB and OBJECT. Every case is a list of steps run in lockstep
 on ferry and on the reference redis-server (see diffkit.py); replies are

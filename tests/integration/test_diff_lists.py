@@ -1,4 +1,4 @@
-"""Differential tests for the list commands (src/cmd_list.c, src/t_list.c).
+"""Differential tests for the list commands (src/commands/cmd_list.c, src/keyspace/t_list.c).
 
 Every case runs on a fresh (FLUSHALL'ed) keyspace on both ferry and the
 reference redis-server; every reply is compared byte for byte (diffkit.py).

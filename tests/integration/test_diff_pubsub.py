@@ -1,4 +1,4 @@
-"""Differential tests for pub/sub (src/pubsub.c and its hooks in dispatch,
+"""Differential tests for pub/sub (src/commands/pubsub.c and its hooks in dispatch,
 PING, RESET, CLIENT LIST and INFO): SUBSCRIBE UNSUBSCRIBE PSUBSCRIBE
 PUNSUBSCRIBE PUBLISH, the shard forms SSUBSCRIBE SUNSUBSCRIBE SPUBLISH, and
 PUBSUB CHANNELS|NUMSUB|NUMPAT|SHARDCHANNELS|SHARDNUMSUB|HELP.

@@ -1,5 +1,5 @@
-"""Differential tests for the set commands (src/cmd_set.c, src/cmd_set_ops.c,
-src/t_set.c, src/intset.c): SADD SREM SMEMBERS SISMEMBER SMISMEMBER SCARD
+"""Differential tests for the set commands (src/commands/cmd_set.c, src/commands/cmd_set_ops.c,
+src/keyspace/t_set.c, src/base/intset.c): SADD SREM SMEMBERS SISMEMBER SMISMEMBER SCARD
 SPOP SRANDMEMBER SMOVE SINTER SUNION SDIFF and their STORE forms, SINTERCARD
 and SSCAN, against the reference redis-server 7.0.15.
 

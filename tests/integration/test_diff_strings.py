@@ -1,4 +1,4 @@
-"""Differential tests for the string commands (src/cmd_string.c).
+"""Differential tests for the string commands (src/commands/cmd_string.c).
 
 Every case is a list of steps run on a fresh (FLUSHALL'ed) keyspace on both
 ferry and the reference redis-server; every reply is compared byte for byte

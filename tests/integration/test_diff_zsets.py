@@ -1,5 +1,5 @@
 """Differential tests for the sorted-set commands (src/cmd_zset*.c,
-src/t_zset.c, src/zskiplist.c) against the reference redis-server.
+src/keyspace/t_zset.c, src/base/zskiplist.c) against the reference redis-server.
 
 Every case in CASES runs in lockstep on ferry and redis (diffkit), replies
 compared byte for byte, once per combination of
@@ -18,7 +18,7 @@ random programs mix strings and sorted sets on a few keys with tiny
 thresholds so conversions happen; their ZSCAN / ZRANDMEMBER steps use
 canonical comparisons.
 
-Blocking pops (BZPOPMIN/BZPOPMAX/BZMPOP) need src/blocking.c: the wake-up
+Blocking pops (BZPOPMIN/BZPOPMAX/BZMPOP) need src/commands/blocking.c: the wake-up
 tests are skipped while ferry answers a blocking pop on an empty key at
 once (no blocking support compiled in).
 """
@@ -442,7 +442,7 @@ def _ferry_blocks(port):
 def blocking_pair(pair):
     _check_alive(pair)
     if not _ferry_blocks(pair["ferry"].port):
-        pytest.skip("ferry built without blocking support (src/blocking.c not merged yet)")
+        pytest.skip("ferry built without blocking support (src/commands/blocking.c not merged yet)")
     return pair
 
 

@@ -1,4 +1,4 @@
-"""maxmemory and key eviction (src/evict.c): the eight maxmemory policies
+"""maxmemory and key eviction (src/keyspace/evict.c): the eight maxmemory policies
 against the real binary, and differential checks against redis-server.
 
 Why: eviction is what keeps a cache-mode server alive under a memory limit,

@@ -389,7 +389,7 @@ EXTREMES = ["-9223372036854775809", "-9223372036854775808", "-2147483649", "-214
 
 
 def _numeric_configs():
-    src = open(__file__.replace("tests/integration/test_hardening.py", "src/config_table.c")).read()
+    src = open(__file__.replace("tests/integration/test_hardening.py", "src/server/config_table.c")).read()
     return sorted(set(re.findall(r'^\s+[IM]\("([a-z0-9-]+)"', src, re.M)))
 
 

@@ -1,5 +1,5 @@
 """Slow subscribers and the pubsub class of client-output-buffer-limit
-(src/outlimit.c, called by src/pubsub.c after staging each message).
+(src/io/outlimit.c, called by src/commands/pubsub.c after staging each message).
 
 A subscriber that never reads, with a tiny receive buffer, while a publisher
 sends large messages: the subscriber must be disconnected at the hard limit,

@@ -1,4 +1,4 @@
-/* test_aof_parse.c - Criterion unit tests for src/aof_parse.c.
+/* test_aof_parse.c - Criterion unit tests for src/persist/aof_parse.c.
  *
  * Why: the loader decides between "cut short" (keep what is before, with
  * aof-load-truncated) and "corrupt" (refuse to start) from the reader's

@@ -1,6 +1,6 @@
 /* test_client.c - Criterion unit tests for the fake-client command path:
- * src/client.c (input buffering, parse/execute batch, output staging),
- * src/command.c (dispatch and errors) and src/multi.c (MULTI/EXEC/WATCH).
+ * src/io/client.c (input buffering, parse/execute batch, output staging),
+ * src/commands/command.c (dispatch and errors) and src/commands/multi.c (MULTI/EXEC/WATCH).
  *
  * Why: this is the path every request takes, without the socket. A request
  * split across reads, a long pipeline, argv growth, and output that passes
@@ -554,7 +554,7 @@ Test(client, free_while_in_multi_and_watching) {
 /* ------------------------------------------------- batched execution
  *
  * process_buffer parses a window of pipelined requests ahead, hashes their
- * keys and then runs them in order (src/client.c). The reference for every
+ * keys and then runs them in order (src/io/client.c). The reference for every
  * pipeline below is the same requests fed one per read (each window then
  * holds one request): the output of the whole pipeline in one read, and in
  * two reads split at every byte, must be identical to it byte for byte. */

@@ -1,5 +1,5 @@
-/* test_config.c - Criterion unit tests for src/config.c, src/config_load.c
- * and src/config_cmd.c.
+/* test_config.c - Criterion unit tests for src/server/config.c, src/server/config_load.c
+ * and src/server/config_cmd.c.
  *
  * The loader is tested through config_load_string() (config text -> error
  * text instead of exit), config_load() with argv arrays (in-process when it

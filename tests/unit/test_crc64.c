@@ -1,4 +1,4 @@
-/* test_crc64.c - Criterion unit tests for src/crc64.c.
+/* test_crc64.c - Criterion unit tests for src/base/crc64.c.
  *
  * Why: the CRC-64 closes every RDB file and DUMP payload; one wrong bit and
  * Redis rejects what ferry writes ("DUMP payload version or checksum are

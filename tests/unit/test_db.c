@@ -1,4 +1,4 @@
-/* test_db.c - Criterion unit tests for src/db.c (the keyspace).
+/* test_db.c - Criterion unit tests for src/keyspace/db.c (the keyspace).
  *
  * Why: every data command goes through db.c. A node that is reallocated
  * (EXPIRE, PERSIST, APPEND/SETRANGE growth) must be relinked in place, or

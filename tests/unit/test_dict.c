@@ -1,4 +1,4 @@
-/* test_dict.c - Criterion unit tests for src/dict.c.
+/* test_dict.c - Criterion unit tests for src/base/dict.c.
  *
  * Why: the dict is the keyspace, so every command depends on it. The risky
  * parts are the incremental rehash (a key must stay findable while its

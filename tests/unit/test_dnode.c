@@ -1,4 +1,4 @@
-/* test_dnode.c - node layout and allocation (src/dnode.c, dict.h): the short
+/* test_dnode.c - node layout and allocation (src/base/dnode.c, dict.h): the short
  * and wide length forms and the boundary between them, the expiry slot,
  * reshaping (value resize, expiry on/off, rekey) keeping every other field,
  * and the slab: exact size classes, reuse, and used_memory accounting. */

@@ -1,5 +1,5 @@
-/* test_evict.c - Criterion unit tests for src/evict.c (maxmemory eviction)
- * and dict_sample (src/dict.c).
+/* test_evict.c - Criterion unit tests for src/keyspace/evict.c (maxmemory eviction)
+ * and dict_sample (src/base/dict.c).
  *
  * Why: eviction quality rests on three pieces that integration tests can only
  * see statistically: the LFU counter (logarithmic increment with the

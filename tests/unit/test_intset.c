@@ -1,5 +1,5 @@
-/* test_intset.c - Criterion unit tests for src/intset.c and the set value
- * type built on it (src/t_set.c).
+/* test_intset.c - Criterion unit tests for src/base/intset.c and the set value
+ * type built on it (src/keyspace/t_set.c).
  *
  * Why: the intset is a sorted array whose element width changes under it
  * (2 -> 4 -> 8 bytes when a wider value arrives, never back), so the risky

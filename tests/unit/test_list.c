@@ -1,4 +1,4 @@
-/* test_list.c - Criterion unit tests for src/t_list.c (the list value).
+/* test_list.c - Criterion unit tests for src/keyspace/t_list.c (the list value).
  *
  * Why: every list command sits on this structure, and its risky parts are
  * the chunk boundaries (pushes and pops that start or empty a chunk, gaps

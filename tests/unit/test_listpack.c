@@ -1,4 +1,4 @@
-/* test_listpack.c - Criterion unit tests for src/listpack.c.
+/* test_listpack.c - Criterion unit tests for src/base/listpack.c.
  *
  * Why: small hashes (and sorted sets and list nodes) live in listpacks, so a
  * framing bug corrupts user data silently. The risky parts are the length

@@ -1,4 +1,4 @@
-/* test_lzf.c - Criterion unit tests for src/lzf.c.
+/* test_lzf.c - Criterion unit tests for src/base/lzf.c.
  *
  * Why: LZF carries strings in RDB files and DUMP payloads. Three things
  * must hold, and each has its tests here:

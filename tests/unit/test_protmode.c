@@ -1,5 +1,5 @@
 /* test_protmode.c - Criterion unit tests for the protected-mode decision
- * (src/protmode.c).
+ * (src/io/protmode.c).
  *
  * Why: whether a peer is refused must depend only on protected-mode, on a
  * password being set and on the peer being loopback, exactly as in

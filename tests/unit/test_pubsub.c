@@ -1,4 +1,4 @@
-/* test_pubsub.c - Criterion unit tests for src/pubsub.c and src/outlimit.c
+/* test_pubsub.c - Criterion unit tests for src/commands/pubsub.c and src/io/outlimit.c
  * through fake clients (no sockets).
  *
  * Why: the integration suites compare reply bytes with Redis, but they cannot

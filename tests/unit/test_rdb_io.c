@@ -1,4 +1,4 @@
-/* test_rdb_io.c - the RDB primitive encodings (src/rdb_io.c): lengths at
+/* test_rdb_io.c - the RDB primitive encodings (src/persist/rdb_io.c): lengths at
  * every encoding boundary, strings (integer encodings exactly where Redis
  * uses them, LZF where it pays), doubles, and the reader's guarantees on
  * truncated and hostile input (sticky first error with its offset, counts

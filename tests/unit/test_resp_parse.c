@@ -1,4 +1,4 @@
-/* test_resp_parse.c - Criterion unit tests for src/resp_parse.c.
+/* test_resp_parse.c - Criterion unit tests for src/io/resp_parse.c.
  *
  * Why: the request parser is the server's front door. These tests pin down
  * Redis 7.0's protocol behaviour and error texts, and check the incremental

@@ -1,5 +1,5 @@
 /* test_resp_unauth.c - Criterion unit tests for the parser's limits before
- * AUTH (resp_limits.unauthenticated, src/resp_parse.c).
+ * AUTH (resp_limits.unauthenticated, src/io/resp_parse.c).
  *
  * Why: Redis 7.0 refuses a multibulk count over 10 and a bulk length over
  * 16384 from a client that still has to authenticate, so that an

@@ -1,5 +1,5 @@
 /* test_resp_whole.c - Criterion unit tests for resp_parse_whole(), the fast
- * path the client tries before resp_parse() (src/resp_parse.c).
+ * path the client tries before resp_parse() (src/io/resp_parse.c).
  *
  * Why: the fast path must be invisible. Whenever it accepts a request its
  * result (bytes consumed, argc, every argument span) must be exactly what

@@ -1,4 +1,4 @@
-/* test_ring.c - Criterion unit tests for src/ring.c (the output ring).
+/* test_ring.c - Criterion unit tests for src/base/ring.c (the output ring).
  *
  * Why: every reply byte goes through the ring, and the writer sends what
  * ring_iov reports. If wrap-around, growth while wrapped, the

@@ -1,4 +1,4 @@
-/* test_splitargs.c - Criterion unit tests for src/splitargs.c.
+/* test_splitargs.c - Criterion unit tests for src/base/splitargs.c.
  *
  * Why: one splitter serves inline requests and config lines, so its rules
  * (redis-cli quoting, as Redis's sdssplitargs) are pinned down here once:

@@ -1,4 +1,4 @@
-/* test_util.c - Criterion unit tests for src/util.c.
+/* test_util.c - Criterion unit tests for src/base/util.c.
  *
  * util.c must behave exactly like Redis 7.0.15 (string2ll, string2ld,
  * string2d, ld2string, addReplyDouble, stringmatchlen). Wherever a test

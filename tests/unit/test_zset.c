@@ -1,5 +1,5 @@
 /* test_zset.c - Criterion unit tests for the sorted-set skiplist
- * (src/zskiplist.c).
+ * (src/base/zskiplist.c).
  *
  * Why: every sorted-set command with a rank or a range relies on the spans
  * and links being exactly right after any mix of inserts, deletes, score

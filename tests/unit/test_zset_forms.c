@@ -1,4 +1,4 @@
-/* test_zset_forms.c - Criterion unit tests for src/t_zset.c: the listpack
+/* test_zset_forms.c - Criterion unit tests for src/keyspace/t_zset.c: the listpack
  * and skiplist forms of a sorted set must behave identically.
  *
  * Why: every command is written once against t_zset.h and runs on either

@@ -1,0 +1,89 @@
+"""The layering of src/ (README, Design): a source file includes headers of
+its own layer or of lower ones, except for the includes listed in KNOWN
+below, each with the reason it exists. A new upward include fails here:
+either the code moves down, a hook goes through server/registry.c, or the
+exception is added to KNOWN with its reason.
+
+No server is started; this reads the sources.
+"""
+import os
+import re
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+LAYERS = ["base", "keyspace", "io", "commands", "persist", "script", "server"]
+
+# Headers whose module has no .c of the same name: the layer they belong to.
+HEADER_LAYER = {
+    "span": "base", "config_internal": "server", "config_defs": "server", "persist": "persist",
+    "script": "script", "registry": "server", "cmd_set": "commands", "cmd_zset": "commands",
+    "cmd_expire": "commands",
+}
+
+# (file, header): why the upward include is there.
+KNOWN = {
+    # the server state: clock, counters and the configuration in force
+    **{(f, "server"): "srv" for f in (
+        "db.c t_hash.c t_list.c t_set.c t_zset.c client.c client_evict.c net.c outlimit.c reply.c "
+        "blocking.c cmd_conn.c cmd_dump.c cmd_expire.c cmd_hash.c cmd_keys.c cmd_list.c cmd_server.c cmd_set.c "
+        "cmd_set_ops.c cmd_string.c cmd_zset.c cmd_zset_pop.c cmd_zset_store.c command.c command_info.c multi.c "
+        "propagate.c pubsub.c aof.c aof_load.c cmd_persist.c rdb.c rdb_value.c cmd_function.c cmd_script.c "
+        "script_lua.c").split()},
+    **{(f, "config"): "configuration values read by name" for f in (
+        "client_evict.c outlimit.c cmd_server.c aof.c cmd_persist.c rdb.c rdb_value.c script_lua.c").split()},
+    # the io layer hands every parsed request to the dispatcher
+    ("client.c", "command"): "dispatch", ("client.c", "blocking"): "blocked clients",
+    ("client.c", "multi"): "transaction state freed with the client",
+    ("client.c", "pubsub"): "subscriptions freed with the client",
+    ("client.c", "latency"): "batch sizes recorded per pass",
+    ("reply.c", "command"): "error statistics per command",
+    # keys touched and deleted by the keyspace wake WATCH and count as misses
+    ("db.c", "multi"): "touch_watched_key", ("evict.c", "multi"): "touch_watched_key",
+    ("evict.c", "command"): "a command's deny-oom test", ("evict.c", "client"): "client memory counts",
+    ("evict.c", "event"): "the time budget of an eviction run",
+    # commands that drive persistence and the server
+    ("command.c", "aof"): "MISCONF after an AOF write error", ("command.c", "persist"): "MISCONF after a failed save",
+    ("command.c", "latency"): "command timing", ("cmd_server.c", "aof"): "DEBUG LOADAOF",
+    ("cmd_server.c", "persist"): "SHUTDOWN saves, DEBUG RELOAD", ("cmd_server.c", "info"): "DEBUG CHANGE-REPL-ID",
+    ("cmd_dump.c", "rdb"): "DUMP/RESTORE payloads are RDB values", ("cmd_dump.c", "rdb_io"): "the same",
+    ("cmd_dump.c", "rdb_value"): "the same",
+}
+
+
+def layer_of_modules():
+    mod = dict(HEADER_LAYER)
+    for layer in LAYERS:
+        for f in os.listdir(os.path.join(ROOT, "src", layer)):
+            if f.endswith(".c"):
+                mod[f[:-2]] = layer
+    return mod
+
+
+def upward_includes():
+    mod = layer_of_modules()
+    found = {}
+    for layer in LAYERS:
+        d = os.path.join(ROOT, "src", layer)
+        for f in sorted(os.listdir(d)):
+            if not f.endswith(".c"):
+                continue
+            with open(os.path.join(d, f)) as fh:
+                for h in re.findall(r'#include "([a-z0-9_]+)\.h"', fh.read()):
+                    hl = mod.get(h)
+                    if hl and LAYERS.index(hl) > LAYERS.index(layer):
+                        found[(f, h)] = (layer, hl)
+    return found
+
+
+def test_src_is_only_layer_folders():
+    entries = sorted(os.listdir(os.path.join(ROOT, "src")))
+    assert entries == sorted(LAYERS), "src/ holds %s; every source file belongs in a layer folder" % entries
+
+
+def test_no_new_upward_include():
+    new = {k: v for k, v in upward_includes().items() if k not in KNOWN}
+    assert not new, "upward includes (file, header): (its layer, the header's): %s" % new
+
+
+def test_known_exceptions_still_exist():
+    stale = sorted(set(KNOWN) - set(upward_includes()))
+    assert not stale, "KNOWN lists includes that are gone (remove them): %s" % stale
