@@ -51,6 +51,7 @@ typedef struct client {
     /* input */
     char *qbuf;
     size_t qcap, qlen, qpos;    /* unparsed request starts at qbuf+qpos */
+    size_t input_left;          /* while a request runs: its bytes and those after it (CLIENT LIST qbuf=) */
     resp_parser parser;
     /* current command */
     int argc;

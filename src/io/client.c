@@ -373,7 +373,7 @@ static void window_exec(client *c, win_req *q, const char *buf, size_t off) {
 }
 
 /* Execute the window in order. Returns 0 if execution must stop early. */
-static int window_run(client *c, window *w, const char *buf, size_t *pos) {
+static int window_run(client *c, window *w, const char *buf, size_t *pos, size_t len) {
     for (int i = 0; i < w->n; i++) {
         win_req *q = &w->req[i];
         if (i > 0 && must_stop(c, w)) {
@@ -382,7 +382,9 @@ static int window_run(client *c, window *w, const char *buf, size_t *pos) {
         }
         size_t off = *pos;
         *pos = q->end;
+        c->input_left = len - off;
         if (q->argc) window_exec(c, q, buf, off);
+        c->input_left = 0;
     }
     return 1;
 }
@@ -406,7 +408,7 @@ static int process_buffer(client *c, char *buf, size_t *pos, size_t len) {
             *pos = len;
             break;
         }
-        if (!window_run(c, &w, buf, pos) || w.stop == RESP_INCOMPLETE) break;
+        if (!window_run(c, &w, buf, pos, len) || w.stop == RESP_INCOMPLETE) break;
     }
     command_stats_flush();
     client_check_output_limits(c);
@@ -603,7 +605,7 @@ size_t client_info_line(client *c, char *buf, size_t cap) {
                      (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "",
                      (long long)((now - c->ctime_ms) / 1000), (long long)((now - c->last_interaction_ms) / 1000), flags,
                      c->db ? c->db->id : 0, subs.channels, subs.patterns, subs.shard,
-                     (c->flags & CF_MULTI) ? c->mcount : -1, c->qlen - c->qpos, c->qcap - c->qlen, c->qcap, c->qcap, c->out.used, client_memory_usage(c),
+                     (c->flags & CF_MULTI) ? c->mcount : -1, c->input_left ? c->input_left : c->qlen - c->qpos, c->qcap - c->qlen, c->qcap, c->qcap, c->out.used, client_memory_usage(c),
                      (c->fd >= 0 && (ev_get_mask(srv.el, c->fd) & EV_WRITABLE)) ? "rw" : "r",
                      c->lastcmd ? c->lastcmd->fullname : "NULL", c->resp, c->lib_name ? c->lib_name : "",
                      c->lib_ver ? c->lib_ver : "");
