@@ -466,6 +466,10 @@ static int rewrite_start(char *err, size_t errlen) {
     if (as.fd >= 0) {
         sync_now();
         close(as.fd);
+    } else {
+        /* turned on at runtime and waiting for this rewrite: what was
+         * appended meanwhile is in the dataset the base is made from */
+        as.buf.len = 0;
     }
     aof_manifest_free(&as.m);
     as.m = next;

@@ -307,6 +307,35 @@ def test_config_set_appendonly_yes_at_runtime(kind, tmpdirs):
         s.cleanup()
 
 
+@pytest.mark.parametrize("kind", KINDS)
+def test_appendonly_yes_while_a_bgsave_runs_counts_each_write_once(kind, tmpdirs):
+    """CONFIG SET appendonly yes during a slow BGSAVE: the rewrite that
+    makes the base waits for the save; writes made while it waits are in
+    that base, and must not be replayed a second time from the increment."""
+    d = tmpdirs()
+    s = start_in(kind, d, "--rdb-key-save-delay", "20000")
+    try:
+        r = client(s)
+        for i in range(30):
+            r.set("pad:%d" % i, "x")
+        r.incr("n")
+        assert r.bgsave()
+        assert r.config_set("appendonly", "yes")
+        for _ in range(4):
+            r.incr("n")
+        r.config_set("rdb-key-save-delay", "0")
+        poll(lambda: info(r)["rdb_bgsave_in_progress"] == 0, 30, "the BGSAVE")
+        poll(lambda: os.path.exists(os.path.join(d, AOFDIR, MANIFEST)), 30, "the manifest")
+        wait_rewrite_done(r)
+        r.incr("n")
+        assert r.get("n") == b"6"
+        kill9(s)
+        s = start_aof(kind, d, fsync="everysec")
+        assert client(s).get("n") == b"6"
+    finally:
+        s.cleanup()
+
+
 def test_compact_is_an_alias_of_bgrewriteaof(tmpdirs):
     """ferry only: COMPACT answers like BGREWRITEAOF and rewrites the AOF."""
     d = tmpdirs()
