@@ -585,11 +585,8 @@ static int aof_enable(char *err, size_t errlen) {
     aof_manifest_free(&as.m);
     char *mname = aof_manifest_name(as.fname);
     aof_manifest old;
-    if (aof_manifest_load(as.dirname, mname, &old, err, errlen) == 0) { /* go on numbering after it */
-        as.m.base_seq = old.base_seq;
-        as.m.incr_seq = old.incr_seq;
-        aof_manifest_free(&old);
-    }
+    if (aof_manifest_load(as.dirname, mname, &old, err, errlen) == 0)
+        as.m = old; /* numbering goes on after it, and its files go once the new base is in */
     zfree(mname);
     if (make_dir()) {
         snprintf(err, errlen, "ERR Can't create the AOF directory (see the log)");

@@ -336,6 +336,34 @@ def test_appendonly_yes_while_a_bgsave_runs_counts_each_write_once(kind, tmpdirs
         s.cleanup()
 
 
+@pytest.mark.parametrize("kind", KINDS)
+def test_appendonly_off_and_on_again_leaves_only_the_manifests_files(kind, tmpdirs):
+    """The files of an AOF turned off stay until it is turned on again; the
+    rewrite that makes the new base then deletes them, so the directory holds
+    exactly what the manifest names."""
+    d = tmpdirs()
+    s = start_in(kind, d)
+    try:
+        r = client(s)
+        r.set("a", "1")
+        for round_ in range(2):
+            assert r.config_set("appendonly", "yes")
+            wait_rewrite_done(r)
+            r.incr("n")
+            assert r.config_set("appendonly", "no")
+        assert r.config_set("appendonly", "yes")
+        wait_rewrite_done(r)
+        named = {f for f, _, _ in read_manifest(d)} | {MANIFEST}
+        poll(lambda: set(os.listdir(os.path.join(d, AOFDIR))) == named, 10,
+             "only the manifest's files in %s" % AOFDIR)
+        assert r.get("n") == b"2"
+        kill9(s)
+        s = start_aof(kind, d, fsync="everysec")
+        assert client(s).get("n") == b"2" and client(s).get("a") == b"1"
+    finally:
+        s.cleanup()
+
+
 def test_compact_is_an_alias_of_bgrewriteaof(tmpdirs):
     """ferry only: COMPACT answers like BGREWRITEAOF and rewrites the AOF."""
     d = tmpdirs()
