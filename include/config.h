@@ -87,6 +87,9 @@ struct client;
 void cmd_config(struct client *c);   /* CONFIG GET|SET|RESETSTAT|REWRITE|HELP */
 /* Hook the server sets: called after CONFIG SET changed `port` or `bind`
  * (the lead rebinds). NULL = nothing to do. */
+/* A memory value in Redis's units (digits, then b|k|kb|m|mb|g|gb in any
+ * case; "" is 0). 1 ok, 0 bad or over 64 bits. */
+int config_parse_memory(const char *s, unsigned long long *out);
 extern void (*config_port_changed)(void);
 /* CONFIG SET of appendonly, appendfsync or aof-*: 0, or -1 with err (the
  * value is then set back). */

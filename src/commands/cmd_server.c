@@ -273,6 +273,9 @@ static const char *const debug_help_lines[] = {
     "    Output a hex signature representing the current DB content.",
     "DIGEST-VALUE <key> [<key> ...]",
     "    Output a hex signature of the values of all the specified keys.",
+    "QUICKLIST-PACKED-THRESHOLD <size>",
+    "    Sets the threshold for elements to be inserted as plain vs packed nodes",
+    "    Default value is 1GB, allows values up to 4GB. Setting to 0 restores to default.",
     "POPULATE <count> [<prefix>] [<size>]",
     "    Create <count> string keys named key:<num> (<prefix>:<num> if given), with",
     "    values value:<num>, padded with zero bytes or cut to <size> when given.",
@@ -362,6 +365,20 @@ static void debug_reload(client *c) {
     reply_ok(c);
 }
 
+/* DEBUG QUICKLIST-PACKED-THRESHOLD <size>: Redis stores list elements at
+ * least this big as plain quicklist nodes. ferry's lists have no such
+ * split (every element is stored the same way whatever its size), so the
+ * value is checked as Redis checks it and changes nothing. */
+static void debug_quicklist_packed_threshold(client *c) {
+    char buf[64];
+    unsigned long long sz;
+    if (!config_parse_memory(span_cstr(buf, sizeof buf, c->argv[2]), &sz) || sz > (1ULL << 32) - (1ULL << 20)) {
+        reply_error(c, "ERR argument must be a memory value bigger than 1 and smaller than 4gb");
+        return;
+    }
+    reply_ok(c);
+}
+
 static void debug_loadaof(client *c) {
     char err[1100];
     if (aof_debug_loadaof(err, sizeof err) != 0) reply_error(c, err);
@@ -383,6 +400,7 @@ static void cmd_debug(client *c) {
     else if (c->argc == 3 && span_eq_nocase(sub, "error")) debug_error(c);
     else if (span_eq_nocase(sub, "reload")) debug_reload(c);
     else if (c->argc == 2 && span_eq_nocase(sub, "loadaof")) debug_loadaof(c);
+    else if (c->argc == 3 && span_eq_nocase(sub, "quicklist-packed-threshold")) debug_quicklist_packed_threshold(c);
     else if (c->argc >= 3 && c->argc <= 5 && span_eq_nocase(sub, "populate")) debug_populate(c);
     else if (c->argc == 2 && span_eq_nocase(sub, "digest")) debug_digest(c);
     else if (c->argc >= 2 && span_eq_nocase(sub, "digest-value")) debug_digest_value(c);

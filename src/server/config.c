@@ -60,7 +60,7 @@ void config_free_args(int argc, char **argv) {
 
 /* Redis memory units: digits then b|k|kb|m|mb|g|gb, any case; "" is 0.
  * Unlike Redis, values that overflow 64 bits are refused. */
-static int parse_mem(const char *s, unsigned long long *out) {
+int config_parse_memory(const char *s, unsigned long long *out) {
     unsigned long long v = 0, mul = 1;
     const char *p = s;
     for (; *p >= '0' && *p <= '9'; p++) {
@@ -289,7 +289,7 @@ static int cob_parse_into(const char *s, cob_limit *cob, char *err, size_t errle
         long long secs;
         if (cls < 0) {
             msg = "Invalid client class specified in buffer limit configuration.";
-        } else if (!parse_mem(tok[i + 1], &hard) || !parse_mem(tok[i + 2], &soft) ||
+        } else if (!config_parse_memory(tok[i + 1], &hard) || !config_parse_memory(tok[i + 2], &soft) ||
                    !parse_lax_ll(tok[i + 3], &secs) || secs < 0 || secs > INT_MAX) {
             /* Redis keeps soft_seconds in an int: 2^31..2^32-1 are refused
              * there too (larger values wrap in Redis; refused here) */
@@ -598,7 +598,7 @@ static int num_parse(const cdef *d, const char *s, char **canon, char *err, size
             *canon = sb_take(&b);
             return 0;
         }
-        if (!parse_mem(s, &v)) goto notmem;
+        if (!config_parse_memory(s, &v)) goto notmem;
         if (v < (unsigned long long)d->min || v > d->max) return range_error(d, err, errlen);
         sb_addf(&b, "%llu", v);
     }

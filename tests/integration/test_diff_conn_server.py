@@ -530,6 +530,20 @@ def test_bgrewriteaof_with_the_aof_off_writes_a_base_that_debug_loadaof_reads(se
         assert f.read() == "file appendonly.aof.1.base.rdb seq 1 type b\n"
 
 
+def test_debug_quicklist_packed_threshold_checks_like_redis(server_factory):
+    """Accepted and checked as redis-server 7.0 checks it (ferry's lists have
+    no plain/packed split, so a valid value changes nothing)."""
+    values = ["1b", "100", "0", "1k", "4293918720", "4293918721", "4gb", "4294967296", "abc", "-1", "3.5"]
+    replies = []
+    for kind in ("ferry", "redis"):
+        s = server_factory(kind, "--enable-debug-command", "yes")
+        with RawClient(s.port) as c:
+            replies.append([c.command("DEBUG", "QUICKLIST-PACKED-THRESHOLD", v) for v in values])
+            replies[-1].append(c.command("RPUSH", "l", "x" * 5000))
+    assert replies[0] == replies[1]
+    assert replies[0][0] == b"+OK\r\n" and replies[0][5].startswith(b"-ERR argument must be a memory value")
+
+
 @pytest.mark.parametrize("args", [(), ("NOSAVE",), ("NOW", "FORCE"), ("SAVE", "FORCE")])
 def test_shutdown_exits_cleanly(ferry_factory, args):
     f = ferry_factory()
