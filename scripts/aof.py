@@ -90,36 +90,6 @@ def proc_io(pid: int) -> dict:
     return out
 
 
-def rss_kb(pid: int) -> int:
-    try:
-        with open("/proc/%d/status" % pid) as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
-def pss_kb(pid: int) -> int:
-    try:
-        with open("/proc/%d/smaps_rollup" % pid) as f:
-            for line in f:
-                if line.startswith("Pss:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
-def children(pid: int) -> list:
-    try:
-        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
-            return [int(x) for x in f.read().split()]
-    except OSError:
-        return []
-
-
 def aof_files(d: str) -> dict:
     """{'base': bytes, 'incr': bytes, 'newest_base': bytes} of <d>/appendonlydir."""
     sizes = {"base": 0, "incr": 0, "newest_base": 0}
@@ -380,7 +350,7 @@ def rewrite_once(args, kind, binary, trial, rec) -> None:
                 raise RuntimeError("%s DEBUG POPULATE: %r" % (kind, reply))
             populate_s = time.monotonic() - t0
             time.sleep(0.2)
-            base_rss, base_pss = rss_kb(pid), pss_kb(pid)
+            base_rss, base_pss = bl.rss_kb(pid), bl.pss_kb(pid)
             peak = {"parent": base_rss, "child": 0, "sum": base_rss, "pss": base_pss}
             t0 = time.monotonic()
             reply = bl.command(srv.port, "BGREWRITEAOF", timeout=60)
@@ -388,13 +358,13 @@ def rewrite_once(args, kind, binary, trial, rec) -> None:
                 raise RuntimeError("%s BGREWRITEAOF: %r" % (kind, reply))
             seen = False
             while True:
-                kids = children(pid)
-                prss = rss_kb(pid)
-                crss = [rss_kb(k) for k in kids]
+                kids = bl.children(pid)
+                prss = bl.rss_kb(pid)
+                crss = [bl.rss_kb(k) for k in kids]
                 peak["parent"] = max(peak["parent"], prss)
                 peak["child"] = max([peak["child"]] + crss)
                 peak["sum"] = max(peak["sum"], prss + sum(crss))
-                peak["pss"] = max(peak["pss"], pss_kb(pid) + sum(pss_kb(k) for k in kids))
+                peak["pss"] = max(peak["pss"], bl.pss_kb(pid) + sum(bl.pss_kb(k) for k in kids))
                 inf = info(srv.port, "persistence")
                 busy = inf.get("aof_rewrite_in_progress") == "1" or inf.get("aof_rewrite_scheduled") == "1"
                 seen = seen or busy or bool(kids)

@@ -298,6 +298,37 @@ def _kill_leftovers() -> None:
 
 
 # --------------------------------------------------------------------- RESP helpers
+# --------------------------------------------------------------------- /proc probes
+def proc_kb(pid: int, name: str, field: str) -> int:
+    """A "<field>: <n> kB" line of /proc/<pid>/<name> (status: VmRSS,
+    smaps_rollup: Pss ...), 0 if the process or the line is gone."""
+    try:
+        with open("/proc/%d/%s" % (pid, name)) as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def rss_kb(pid: int) -> int:
+    return proc_kb(pid, "status", "VmRSS")
+
+
+def pss_kb(pid: int) -> int:
+    return proc_kb(pid, "smaps_rollup", "Pss")
+
+
+def children(pid: int) -> list:
+    """The direct children of pid (a forked save or rewrite)."""
+    try:
+        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+            return [int(x) for x in f.read().split()]
+    except OSError:
+        return []
+
+
 def encode_command(*args) -> bytes:
     """One RESP multibulk request (str/int arguments are UTF-8 encoded)."""
     out = [b"*%d\r\n" % len(args)]

@@ -147,25 +147,6 @@ def info_field(port: int, section: str, name: str) -> str:
     raise RuntimeError("no %s in INFO %s" % (name, section))
 
 
-def pss_kb(pid: int) -> int:
-    try:
-        with open("/proc/%d/smaps_rollup" % pid) as f:
-            for line in f:
-                if line.startswith("Pss:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
-def children(pid: int) -> list:
-    try:
-        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
-            return [int(x) for x in f.read().split()]
-    except OSError:
-        return []
-
-
 def server_pid(srv) -> int:
     """The server process itself (benchlib may exec it through taskset: same pid)."""
     return srv.proc.pid
@@ -266,7 +247,7 @@ def bench_result(proc: subprocess.Popen) -> dict:
 def wait_bgsave(port: int, pid: int, sample: bool) -> dict:
     """BGSAVE, then sample PSS of the server and its children every 10 ms
     until the save is over. Returns the peak PSS (kB) and the duration."""
-    base = pss_kb(pid)
+    base = bl.pss_kb(pid)
     reply = bl.command(port, "BGSAVE")
     if not reply.startswith(b"+Background saving started"):
         raise RuntimeError("BGSAVE: %r" % reply)
@@ -274,10 +255,10 @@ def wait_bgsave(port: int, pid: int, sample: bool) -> dict:
     peak = base
     seen_child = False
     while True:
-        kids = children(pid)
+        kids = bl.children(pid)
         seen_child = seen_child or bool(kids)
         if sample:
-            peak = max(peak, pss_kb(pid) + sum(pss_kb(k) for k in kids))
+            peak = max(peak, bl.pss_kb(pid) + sum(bl.pss_kb(k) for k in kids))
         if seen_child and not kids:
             break
         if not seen_child and time.monotonic() - t0 > 2 and info_field(port, "persistence",
