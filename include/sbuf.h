@@ -1,9 +1,11 @@
-/* sbuf.h - a growable, always NUL-terminated byte string for the cold paths
- * that build text (INFO, CONFIG, CLIENT LIST, config rewrite). Zero-initialise
- * (`sbuf b = {0};`) to start; the hot reply path never uses it. */
+/* sbuf.h - a growable, always NUL-terminated byte string for the paths
+ * that build text (INFO, CONFIG, CLIENT LIST, config rewrite) and the
+ * command stream of the append-only file. Zero-initialise (`sbuf b = {0};`)
+ * to start; the reply path never uses it. */
 #ifndef FERRY_SBUF_H
 #define FERRY_SBUF_H
 #include <stddef.h>
+#include "span.h"
 
 typedef struct sbuf {
     char *p;
@@ -18,6 +20,9 @@ void sb_addc(sbuf *b, char c);
 void sb_addf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Quoted like Redis's sdscatrepr: "..." with \n \r \t \a \b \\ \" \xHH. */
 void sb_repr(sbuf *b, const char *s, size_t n);
+/* A command as RESP, an array of bulk strings, written after a single
+ * reservation (every write propagated to the AOF passes here). */
+void sb_add_command(sbuf *b, int argc, const span *argv);
 /* The string (never NULL); ownership moves to the caller (zfree). */
 char *sb_take(sbuf *b);
 void sb_free(sbuf *b);

@@ -1,5 +1,6 @@
 /* sbuf.c - growable text buffer (see sbuf.h). */
 #include "sbuf.h"
+#include "util.h"
 #include "zmalloc.h"
 #include <ctype.h>
 #include <stdarg.h>
@@ -35,6 +36,31 @@ void sb_addf(sbuf *b, const char *fmt, ...) {
     vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
     va_end(ap);
     b->len += (size_t)n;
+}
+
+/* "<kind><n>\r\n" at p; returns the byte after it (p needs 23 bytes). */
+static char *put_len(char *p, char kind, size_t n) {
+    *p++ = kind;
+    p += ull_to_str(p, n);
+    *p++ = '\r';
+    *p++ = '\n';
+    return p;
+}
+
+void sb_add_command(sbuf *b, int argc, const span *argv) {
+    size_t need = 24;
+    for (int i = 0; i < argc; i++) need += argv[i].len + 25;
+    sb_reserve(b, need);
+    char *p = put_len(b->p + b->len, '*', (size_t)argc);
+    for (int i = 0; i < argc; i++) {
+        p = put_len(p, '$', argv[i].len);
+        memcpy(p, argv[i].p, argv[i].len);
+        p += argv[i].len;
+        *p++ = '\r';
+        *p++ = '\n';
+    }
+    b->len = (size_t)(p - b->p);
+    b->p[b->len] = '\0';
 }
 
 void sb_repr(sbuf *b, const char *s, size_t n) {

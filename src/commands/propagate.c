@@ -60,37 +60,10 @@ void prop_detach(prop_sink_fn *fn) {
 
 /* ---- encoding ------------------------------------------------------------------ */
 
-/* "<kind><n>\r\n" at p; returns the byte after it (p needs 23 bytes). */
-static char *put_len(char *p, char kind, size_t n) {
-    *p++ = kind;
-    p += ull_to_str(p, n);
-    *p++ = '\r';
-    *p++ = '\n';
-    return p;
-}
-
-/* One command as a RESP array of bulk strings, written in place after a
- * single reservation (the hot path under AOF: every write passes here). */
-static void add_cmd(sbuf *b, int argc, const span *argv) {
-    size_t need = 24;
-    for (int i = 0; i < argc; i++) need += argv[i].len + 25;
-    sb_reserve(b, need);
-    char *p = put_len(b->p + b->len, '*', (size_t)argc);
-    for (int i = 0; i < argc; i++) {
-        p = put_len(p, '$', argv[i].len);
-        memcpy(p, argv[i].p, argv[i].len);
-        p += argv[i].len;
-        *p++ = '\r';
-        *p++ = '\n';
-    }
-    b->len = (size_t)(p - b->p);
-    b->p[b->len] = '\0';
-}
-
 static void add_select(sbuf *b, int dbid) {
     char num[24];
     span argv[2] = {{"SELECT", 6}, {num, ll_to_str(num, dbid)}};
-    add_cmd(b, 2, argv);
+    sb_add_command(b, 2, argv);
 }
 
 /* ---- staging and committing ---------------------------------------------------- */
@@ -102,7 +75,7 @@ static void stage(int dbid, int argc, const span *argv) {
         add_select(&ps.ops, dbid);
     }
     ps.staged_db = dbid;
-    add_cmd(&ps.ops, argc, argv);
+    sb_add_command(&ps.ops, argc, argv);
     ps.nops++;
 }
 

@@ -4,23 +4,19 @@
  * checks, and CRLF is found with memchr. */
 #include "aof_parse.h"
 #include "splitargs.h"
+#include "util.h"
 
 #include <string.h>
 #include <strings.h>
 
-/* A decimal number terminated by CRLF at p[0, len): its value in *out and
- * the bytes up to and including the LF; AOF_INCOMPLETE / AOF_BAD. */
+/* A decimal number terminated by CRLF at p[0, len), 0..max: its value in
+ * *out and the bytes up to and including the LF; AOF_INCOMPLETE / AOF_BAD. */
 static ssize_t read_number_line(const char *p, size_t len, long long max, long long *out) {
-    const char *cr = memchr(p, '\r', len);
+    const char *cr = memchr(p, '\r', len < 21 ? len : 21);
     if (!cr) return len > 20 ? AOF_BAD : AOF_INCOMPLETE;
     size_t n = (size_t)(cr - p);
-    if (n == 0 || n > 19) return AOF_BAD;
-    long long v = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (p[i] < '0' || p[i] > '9') return AOF_BAD;
-        v = v * 10 + (p[i] - '0');
-        if (v > max) return AOF_BAD;
-    }
+    long long v;
+    if (!str_to_ll(p, n, &v) || v < 0 || v > max) return AOF_BAD;
     if (n + 1 >= len) return AOF_INCOMPLETE;
     if (p[n + 1] != '\n') return AOF_BAD;
     *out = v;
@@ -76,15 +72,7 @@ ssize_t aof_parse_command(const char *buf, size_t len, span *argv, size_t cap, s
 #define MANIFEST_MAX_TOKENS 16
 
 static int parse_seq(const char *p, size_t n, long long *out) {
-    if (n == 0 || n > 18) return -1;
-    long long v = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (p[i] < '0' || p[i] > '9') return -1;
-        v = v * 10 + (p[i] - '0');
-    }
-    if (v <= 0) return -1;
-    *out = v;
-    return 0;
+    return str_to_ll(p, n, out) && *out > 0 ? 0 : -1;
 }
 
 /* One line (without its LF): 1 with *out filled, 0 if blank or a comment,

@@ -37,21 +37,8 @@ static void flush_out(writer *w) {
     w->b.len = 0;
 }
 
-static void add_bulk(sbuf *b, const char *p, size_t n) {
-    char num[24];
-    sb_addc(b, '$');
-    sb_add(b, num, ull_to_str(num, n));
-    sb_add(b, "\r\n", 2);
-    sb_add(b, p, n);
-    sb_add(b, "\r\n", 2);
-}
-
-static void add_command(writer *w, int argc, const char *const *argv, const size_t *lens) {
-    char num[24];
-    sb_addc(&w->b, '*');
-    sb_add(&w->b, num, ull_to_str(num, (size_t)argc));
-    sb_add(&w->b, "\r\n", 2);
-    for (int i = 0; i < argc; i++) add_bulk(&w->b, argv[i], lens[i]);
+static void add_command(writer *w, int argc, const span *argv) {
+    sb_add_command(&w->b, argc, argv);
     if (w->b.len >= FLUSH_AT) flush_out(w);
 }
 
@@ -65,9 +52,9 @@ static void key_cb(void *ud, dnode *n) {
     char ttl[24];
     int has_ttl = (n->flags & DN_EXPIRE) != 0;
     size_t tl = has_ttl ? ll_to_str(ttl, dn_expire(n)) : 1;
-    const char *argv[5] = {"RESTORE", dn_key(n), has_ttl ? ttl : "0", (const char *)p.buf, "ABSTTL"};
-    size_t lens[5] = {7, dn_klen(n), tl, p.len, 6};
-    add_command(w, has_ttl ? 5 : 4, argv, lens);
+    span argv[5] = {{"RESTORE", 7}, {dn_key(n), dn_klen(n)}, {has_ttl ? ttl : "0", tl},
+                    {(const char *)p.buf, p.len}, {"ABSTTL", 6}};
+    add_command(w, has_ttl ? 5 : 4, argv);
     rdbw_free(&p);
     if (w->key_delay_us > 0) usleep((useconds_t)w->key_delay_us);
 }
@@ -78,9 +65,8 @@ static void write_functions(writer *w) {
     rdb_save_functions(&p);
     if (p.len) {
         rdb_payload_finish(&p);
-        const char *argv[3] = {"FUNCTION", "RESTORE", (const char *)p.buf};
-        size_t lens[3] = {8, 7, p.len};
-        add_command(w, 3, argv, lens);
+        span argv[3] = {{"FUNCTION", 8}, {"RESTORE", 7}, {(const char *)p.buf, p.len}};
+        add_command(w, 3, argv);
     }
     rdbw_free(&p);
 }
@@ -98,9 +84,8 @@ int aof_write_command_base(const char *path, char *err, size_t errlen) {
         db *d = db_get(i);
         if (!dict_size(&d->keys)) continue;
         char num[24];
-        const char *argv[2] = {"SELECT", num};
-        size_t lens[2] = {6, ll_to_str(num, i)};
-        add_command(&w, 2, argv, lens);
+        span argv[2] = {{"SELECT", 6}, {num, ll_to_str(num, i)}};
+        add_command(&w, 2, argv);
         dict_foreach(&d->keys, key_cb, &w);
     }
     flush_out(&w);
