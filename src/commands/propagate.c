@@ -4,8 +4,9 @@
  * State: a stack of frames (one per running call, linked through the C
  * stack: prop_enter/prop_leave bracket every command_call, a script's
  * redis.call and a blocked client's re-run), the operations staged by the
- * outermost call (RESP bytes in `ops`, counted, with the database of the
- * first), and the sinks. The stream's selected database is remembered so a
+ * outermost call (RESP bytes in `ops`, counted; a SELECT for the first
+ * one leads them when its database is not the stream's, and stays outside
+ * the MULTI that wraps a unit of several), and the sinks. The stream's selected database is remembered so a
  * SELECT is written only when it changes; attaching a sink forgets it (a
  * new file starts with no database selected).
  *
@@ -30,7 +31,7 @@ static struct prop_state {
     prop_frame *top;                /* innermost running call, NULL between calls */
     sbuf ops;                       /* operations staged by the outermost call */
     int nops;
-    int first_db;                   /* database of the first staged operation */
+    size_t lead;                    /* bytes of the SELECT that precedes the unit (outside its MULTI), or 0 */
     int staged_db;                  /* database of the last staged operation */
     int stream_db;                  /* database the sinks' stream has selected, -1 none */
     prop_sink_fn *sinks[PROP_MAX_SINKS];
@@ -70,7 +71,8 @@ static void add_select(sbuf *b, int dbid) {
 
 static void stage(int dbid, int argc, const span *argv) {
     if (ps.nops == 0) {
-        ps.first_db = dbid;
+        if (dbid != ps.stream_db) add_select(&ps.ops, dbid);
+        ps.lead = ps.ops.len;
     } else if (dbid != ps.staged_db) {
         add_select(&ps.ops, dbid);
     }
@@ -85,14 +87,9 @@ static void feed(const char *p, size_t n) {
 
 static void commit(void) {
     if (ps.nops == 0) return;
-    if (ps.first_db != ps.stream_db) {
-        sbuf sel = {0};
-        add_select(&sel, ps.first_db);
-        feed(sel.p, sel.len);
-        sb_free(&sel);
-    }
+    if (ps.lead) feed(ps.ops.p, ps.lead);
     if (ps.nops > 1) feed("*1\r\n$5\r\nMULTI\r\n", 15);
-    feed(ps.ops.p, ps.ops.len);
+    feed(ps.ops.p + ps.lead, ps.ops.len - ps.lead);
     if (ps.nops > 1) feed("*1\r\n$4\r\nEXEC\r\n", 14);
     ps.stream_db = ps.staged_db;
     ps.ops.len = 0;

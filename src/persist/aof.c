@@ -514,8 +514,10 @@ static int install_base(const char *from) {
     aof_manifest next = {.base = {name, seq}, .base_seq = seq, .incr_seq = as.m.incr_seq};
     for (int i = as.keep_from; i < as.m.nincr; i++)
         aof_manifest_add_incr(&next, zstrdup(as.m.incr[i].name), as.m.incr[i].seq);
-    if (rename(from, to) != 0 || persist_manifest(&next, err, sizeof err) != 0) {
-        server_log(LOG_WARNING_, "Can't install the rewritten AOF base %s: %s", name, strerror(errno));
+    int renamed = rename(from, to) == 0;
+    if (!renamed) snprintf(err, sizeof err, "%s", strerror(errno));
+    if (!renamed || persist_manifest(&next, err, sizeof err) != 0) {
+        server_log(LOG_WARNING_, "Can't install the rewritten AOF base %s: %s", name, err);
         aof_manifest_free(&next);
         unlink(from);
         return -1;
@@ -621,15 +623,7 @@ int aof_config_changed(const char *name, char *err, size_t errlen) {
         if (!want && as.on) aof_disable();
         return 0;
     }
-    if (!strcmp(name, "appendfsync")) {
-        char *fn = zstrdup(as.fname ? as.fname : ""), *dn = zstrdup(as.dirname ? as.dirname : "");
-        read_config(); /* file and directory names are immutable: only the policy changes */
-        zfree(as.fname);
-        zfree(as.dirname);
-        as.fname = fn;
-        as.dirname = dn;
-    }
-    if (!strcmp(name, "aof-use-rdb-preamble")) as.preamble = config_is_yes(&srv.cfg, name);
+    read_config(); /* appendfsync, aof-use-rdb-preamble (the names are immutable) */
     return 0;
 }
 
@@ -663,24 +657,36 @@ int aof_debug_loadaof(char *err, size_t errlen) {
 
 /* ---- cron, shutdown -------------------------------------------------------------------- */
 
-void aof_cron(void) {
-    if (as.child) {
-        int status;
-        if (waitpid(as.child, &status, WNOHANG) == as.child) rewrite_done(status);
-    }
-    if (!as.on) return;
-    if (as.buf.len && as.fd >= 0 && (!as.write_ok || as.postponed_ms)) aof_write_barrier(); /* retry */
+/* The everysec fsync, and the retry of a failed or postponed write. */
+static void cron_sync(void) {
+    if (as.buf.len && as.fd >= 0 && (!as.write_ok || as.postponed_ms)) aof_write_barrier();
     if (as.policy == FSYNC_EVERYSEC && as.unsynced && as.fd >= 0 && !atomic_load(&as.busy) &&
         srv.now_ms - as.last_fsync_ms >= 1000) {
         as.unsynced = 0;
         as.last_fsync_ms = srv.now_ms;
         fsync_in_background(as.fd);
     }
-    if (as.child || persist_child_running()) return;
+}
+
+/* A rewrite is due: scheduled (inside EXEC, or while a BGSAVE ran; also
+ * with the AOF off, as Redis), the base of an AOF turned on at runtime, or
+ * the automatic one. */
+static int rewrite_due(void) {
+    int retry_ok = srv.now_ms >= as.retry_at_ms;
+    if (as.scheduled && retry_ok) return 1;
+    if (!as.on) return 0;
+    return as.manifest_pending ? retry_ok : auto_rewrite_due();
+}
+
+void aof_cron(void) {
+    if (as.child) {
+        int status;
+        if (waitpid(as.child, &status, WNOHANG) == as.child) rewrite_done(status);
+    }
+    if (as.on) cron_sync();
+    if (as.child || persist_child_running() || !rewrite_due()) return;
     char err[256];
-    if ((as.scheduled && srv.now_ms >= as.retry_at_ms) || (as.manifest_pending && srv.now_ms >= as.retry_at_ms) ||
-        (!as.manifest_pending && auto_rewrite_due()))
-        if (rewrite_start(err, sizeof err) < 0) server_log(LOG_WARNING_, "%s", err);
+    if (rewrite_start(err, sizeof err) < 0) server_log(LOG_WARNING_, "%s", err);
 }
 
 void aof_shutdown(void) {

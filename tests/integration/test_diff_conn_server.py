@@ -530,6 +530,27 @@ def test_bgrewriteaof_with_the_aof_off_writes_a_base_that_debug_loadaof_reads(se
         assert f.read() == "file appendonly.aof.1.base.rdb seq 1 type b\n"
 
 
+@pytest.mark.parametrize("kind", ["ferry", "redis"])
+def test_bgrewriteaof_in_a_transaction_is_scheduled_and_runs_with_the_aof_off(server_factory, kind):
+    """Inside EXEC the rewrite is only scheduled; the cron starts it later,
+    whether or not the AOF is on (redis-server 7.0)."""
+    s = server_factory(kind, "--appendonly", "no")
+    with RawClient(s.port) as c:
+        assert c.command("MULTI") == b"+OK\r\n"
+        assert c.command("SET", "k", "v") == b"+QUEUED\r\n"
+        assert c.command("BGREWRITEAOF") == b"+QUEUED\r\n"
+        assert c.command("EXEC") == b"*2\r\n+OK\r\n+Background append only file rewriting scheduled\r\n"
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            info = c.command("INFO", "persistence")
+            if b"aof_rewrites:1\r\n" in info and b"aof_rewrite_in_progress:0" in info:
+                break
+            time.sleep(0.02)
+        assert b"aof_rewrites:1\r\n" in info and b"aof_rewrite_scheduled:0" in info
+    with open(os.path.join(s.workdir, "appendonlydir", "appendonly.aof.manifest")) as f:
+        assert f.read() == "file appendonly.aof.1.base.rdb seq 1 type b\n"
+
+
 def test_debug_quicklist_packed_threshold_checks_like_redis(server_factory):
     """Accepted and checked as redis-server 7.0 checks it (ferry's lists have
     no plain/packed split, so a valid value changes nothing)."""
