@@ -190,8 +190,8 @@ static void write_buffer(void) {
     while (done < len) {
         ssize_t n = write(as.fd, as.buf.p + done, len - done);
         if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            write_failed(done, n < 0 ? errno : ENOSPC);
+        if (n <= 0) { /* a short write is reported as ENOSPC, as Redis does */
+            write_failed(done, n < 0 && done == 0 ? errno : ENOSPC);
             return;
         }
         done += (size_t)n;
