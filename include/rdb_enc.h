@@ -48,6 +48,11 @@ void rlp_append_double(rlp_builder *b, double d);
 /* Bytes the listpack would take if finished now (header, entries and
  * terminator: Redis's lpBytes), for quicklist node sizing. */
 size_t rlp_bytes(const rlp_builder *b);
+/* Bytes one element takes in a Redis listpack (encoding, data, backlen):
+ * rlp_entry_size as rlp_append would store it, rlp_int_entry_size as
+ * rlp_append_int. */
+size_t rlp_entry_size(const void *p, size_t len);
+size_t rlp_int_entry_size(int64_t v);
 /* Writes the header (count 65535 from 65535 elements on) and terminator;
  * returns the listpack bytes (owned by the caller, zfree) and its length in
  * *len. The builder is then empty again. Past 4 GiB - 1 bytes (more than a

@@ -1,4 +1,4 @@
-/* test_rdb_enc.c - Criterion unit tests for src/persist/rdb_enc.c, the codecs for
+/* test_rdb_enc.c - Criterion unit tests for src/base/rdb_enc.c, the codecs for
  * the listpacks, ziplists, zipmaps and intsets inside RDB files and DUMP
  * payloads.
  *

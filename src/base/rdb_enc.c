@@ -268,6 +268,20 @@ void rlp_append_double(rlp_builder *b, double d) {
 
 size_t rlp_bytes(const rlp_builder *b) { return b->len + 1; }
 
+size_t rlp_int_entry_size(int64_t v) {
+    unsigned char tmp[9];
+    size_t n = lp_put_int(tmp, v);
+    return n + (size_t)backlen_size(n);
+}
+
+size_t rlp_entry_size(const void *p, size_t len) {
+    int64_t v;
+    if (text_int(p, len, &v)) return rlp_int_entry_size(v);
+    unsigned char tmp[5];
+    size_t n = lp_put_strhdr(tmp, len) + len;
+    return n + (size_t)backlen_size(n);
+}
+
 unsigned char *rlp_finish(rlp_builder *b, size_t *len) {
     lp_room(b, 0);
     size_t total = b->len + 1;
