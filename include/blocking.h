@@ -45,8 +45,11 @@ void block_for_keys(client *c, const span *keys, int nkeys, int64_t deadline_ms,
 /* A list or sorted set at key gained elements (push, LMOVE/ZADD/STORE
  * destinations, RENAME/COPY/MOVE/SWAPDB targets). Cheap when nobody blocks. */
 void signal_key_ready(struct db *d, const char *key, size_t klen);
-/* SWAPDB: every key of d that clients wait on and that now exists is
- * signalled (Redis's scanDatabaseForReadyKeys). */
+/* SWAPDB, FLUSHDB, FLUSHALL (d NULL: every database): every key of d that
+ * clients wait on is signalled, so that a re-run finds what the key now
+ * holds (Redis's scanDatabaseForReadyKeys / scanDatabaseForDeletedKeys:
+ * a blocked XREADGROUP learns its stream is gone; list and sorted-set
+ * waiters whose key is missing just block again). */
 void blocking_signal_db(struct db *d);
 /* Serve the clients blocked on keys signalled since the last call. The
  * dispatcher calls this after every top-level command. */

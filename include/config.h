@@ -65,7 +65,11 @@ typedef struct ferry_config {
     long long set_max_intset_entries;
     long long zset_max_listpack_entries;
     long long zset_max_listpack_value;
-    long long list_max_listpack_size;   /* > 0: entries per node; -1..-5: 4..64 KB per node */
+    long long list_max_listpack_size;
+    long long stream_node_max_bytes;    /* stream blocks split as Redis splits its listpack nodes */
+    long long stream_node_max_entries;   /* > 0: entries per node; -1..-5: 4..64 KB per node */
+    int notify_keyspace_events;     /* notify.h's NOTIFY_* classes, 0 = off */
+    long long tracking_table_max_keys; /* client-side caching table limit (tracking.c), 0 = none */
 } ferry_config;
 
 /* Loads defaults, then the config file (if any), then --directive args, as

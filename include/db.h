@@ -13,13 +13,13 @@
 #include "dict.h"
 #include "util.h"
 
-enum { OBJ_STRING = 0, OBJ_LIST = 1, OBJ_SET = 2, OBJ_ZSET = 3, OBJ_HASH = 4, OBJ_TYPES };
+enum { OBJ_STRING = 0, OBJ_LIST = 1, OBJ_SET = 2, OBJ_ZSET = 3, OBJ_HASH = 4, OBJ_STREAM = 5, OBJ_TYPES };
 /* string encodings as OBJECT ENCODING reports them */
 enum { ENC_RAW = 0, ENC_INT = 1, ENC_EMBSTR = 2 };
 /* encodings of the other types (index into obj_enc_name's table; the names
  * are Redis 7.0's: a small list is still "quicklist", a small set of
  * non-integers is "hashtable") */
-enum { ENC_HT = 2, ENC_INTSET = 5, ENC_SKIPLIST = 6, ENC_QUICKLIST = 8, ENC_LISTPACK = 10 };
+enum { ENC_HT = 2, ENC_INTSET = 5, ENC_SKIPLIST = 6, ENC_QUICKLIST = 8, ENC_STREAM = 9, ENC_LISTPACK = 10 };
 
 #define DB_EMBSTR_MAX 44            /* longest string Redis stores embstr */
 
@@ -93,10 +93,30 @@ typedef void db_key_gone_fn(int dbid, const char *key, size_t klen);
 void db_set_key_gone_hook(db_key_gone_fn *fn);
 /* Run the hook for key (evict.c, for the keys it deletes). */
 void db_key_gone(db *d, const char *key, size_t klen);
+/* Events the keyspace raises by itself, for keyspace notifications
+ * (notify.c sets the hook through the registry): a key added to a database
+ * (Redis's dbAdd: "new"), a read lookup that found nothing ("keymiss"), a
+ * key deleted because it expired ("expired") or was evicted ("evicted").
+ * The hook is called only for the events in db_events (set by
+ * db_set_events; 0 by default), so an event nobody wants costs one test. */
+enum { DB_EV_NEW = 1, DB_EV_KEYMISS = 2, DB_EV_EXPIRED = 4, DB_EV_EVICTED = 8 };
+typedef void db_event_fn(int ev, int dbid, const char *key, size_t klen);
+void db_set_event_hook(db_event_fn *fn);
+void db_set_events(int mask);
+extern int db_events;
+void db_event_slow(const db *d, int ev, const char *key, size_t klen);
+static inline void db_event(const db *d, int ev, const char *key, size_t klen) {
+    if (db_events & ev) db_event_slow(d, ev, key, klen);
+}
+
 /* Lookup with lazy expiry. Does not count hits/misses. */
 dnode *db_lookup(db *d, const char *key, size_t klen);
-/* Lookup for reading: counts keyspace hits/misses, updates LRU. */
+/* Lookup for reading: counts keyspace hits/misses, updates LRU, raises
+ * "keymiss" on a miss (Redis's lookupKeyRead). */
 dnode *db_lookup_read(db *d, const char *key, size_t klen);
+/* The same without updating LRU (Redis's LOOKUP_NOTOUCH: EXISTS, TYPE,
+ * TTL ...); notify 0 also keeps "keymiss" quiet (LOOKUP_NONOTIFY: OBJECT). */
+dnode *db_lookup_read_notouch(db *d, const char *key, size_t klen, int notify);
 /* Lookup for writing (lazy expiry, no stats). */
 dnode *db_lookup_write(db *d, const char *key, size_t klen);
 
@@ -123,21 +143,31 @@ void db_load_begin(db_load *l, db *d);
 int db_load_add(db_load *l, dnode *n, size_t tag, size_t *dup_tag);
 /* 0, or -1 (first duplicate's tag) after freeing every duplicate. */
 int db_load_end(db_load *l, size_t *dup_tag);
-/* Insert a node built by db_node_new (its key must not exist). */
+/* Insert a node built by db_node_new (its key must not exist); raises "new". */
 void db_add_node(db *d, dnode *n);
-/* Add a new key (must not exist) with a typed pointer value. */
+/* Add a new key (must not exist) with a typed pointer value; raises "new". */
 dnode *db_add_ptr(db *d, const char *key, size_t klen, int type, int enc, void *ptr, int64_t expire_ms);
+/* Set key to a typed pointer value, replacing any value and TTL it has
+ * (Redis's setKey: the key is looked up for writing first, so an expired
+ * one goes as "expired"; "new" only when no key was there). */
+dnode *db_set_ptr(db *d, const char *key, size_t klen, int type, int enc, void *ptr);
 static inline void *dn_ptr(const dnode *n) { void *p; __builtin_memcpy(&p, dn_val(n), sizeof p); return p; }
 /* Resize a string value in place (realloc), keeping key and expiry. Returns the new node. */
 dnode *db_resize_value(db *d, dnode *n, size_t newvlen);
 /* Set/remove expiry of an existing node. Returns the (possibly moved) node. */
 dnode *db_set_expire(db *d, dnode *n, int64_t when_ms);
 dnode *db_persist(db *d, dnode *n);
-/* Delete; returns 1 if the key existed. */
+/* Delete; returns 1 if the key existed (an expired key counts as expired,
+ * and 0 is returned). */
 int db_delete(db *d, const char *key, size_t klen);
+/* Delete the key as stored, expired or not, without counting an expiry
+ * (Redis's dbDelete without a lookup first: the STORE commands' empty
+ * result, RESTORE REPLACE); returns 1 if it was there. */
+int db_delete_stored(db *d, const char *key, size_t klen);
 /* Remove node from the db without freeing it (RENAME/MOVE). */
 dnode *db_unlink_node(db *d, const char *key, size_t klen);
-/* Insert a detached node under a (possibly different) key; returns the node actually stored. */
+/* Insert a detached node under a (possibly different) key, which must not
+ * exist; raises "new"; returns the node actually stored. */
 dnode *db_insert_node(db *d, dnode *n, const char *key, size_t klen);
 /* Deep copy of a node's value (COPY). */
 dnode *db_copy_node(const dnode *n, const char *key, size_t klen);

@@ -3,8 +3,9 @@
  * datasets (before and after DEBUG RELOAD, a key and its COPY) hold the
  * same data. Equal contents give equal digests whatever the encoding
  * (listpack or hash table, intset or hash table); sets and hashes are
- * digested order-free, lists in order. Deterministic across processes, but
- * not the same numbers as Redis's (which hashes with SHA-1). */
+ * digested order-free, lists and streams (entries, counters, groups) in
+ * order. Deterministic across processes, but not the same numbers as
+ * Redis's (which hashes with SHA-1). */
 #ifndef FERRY_DIGEST_H
 #define FERRY_DIGEST_H
 

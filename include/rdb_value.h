@@ -4,10 +4,10 @@
  * Saving writes what redis-server 7.0 writes for the same value and
  * encoding: strings (integer-encoded when they are int32s, LZF per
  * rdbcompression), lists as quicklist-2 nodes of listpacks, sets as an
- * intset or members, hashes and sorted sets as a listpack or entries.
+ * intset or members, hashes and sorted sets as a listpack or entries,
+ * streams as their listpack nodes and groups (rdb_stream.h).
  * Loading reads every encoding Redis 2.x to 7.2 wrote for the types ferry
- * has; a type it does not have (streams, modules) is an error that names
- * the type. Loaded values take the encoding ferry's own commands would
+ * has; a type it does not have (modules) is an error that names the type. Loaded values take the encoding ferry's own commands would
  * give them under the current thresholds. */
 #ifndef FERRY_RDB_VALUE_H
 #define FERRY_RDB_VALUE_H

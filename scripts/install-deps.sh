@@ -91,6 +91,28 @@ fi
 
 [ "$BUILD_ONLY" -eq 1 ] && exit 0
 
+# ---------------------------------------------------------------- node
+# Node client libraries the tests drive (BullMQ: tests/integration/test_bullmq.py),
+# pinned by tests/integration/node/package-lock.json. Debian's nodejs and npm
+# only when the commands are missing (a NodeSource nodejs bundles npm).
+NODE_DIR="$ROOT/tests/integration/node"
+if [ -f "$NODE_DIR/package-lock.json" ]; then
+    node_missing=()
+    command -v node >/dev/null 2>&1 || node_missing+=(nodejs)
+    command -v npm >/dev/null 2>&1 || node_missing+=(npm)
+    if [ "${#node_missing[@]}" -gt 0 ] && [ "${SKIP_APT:-0}" != "1" ]; then
+        log "installing: ${node_missing[*]}"
+        export DEBIAN_FRONTEND=noninteractive
+        $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends "${node_missing[@]}"
+    fi
+    node_want="$(sha256sum "$NODE_DIR/package-lock.json" | cut -d' ' -f1)"
+    if [ "$(cat "$NODE_DIR/node_modules/.lock.stamp" 2>/dev/null)" != "$node_want" ]; then
+        log "installing tests/integration/node (npm ci)"
+        (cd "$NODE_DIR" && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error)
+        echo "$node_want" > "$NODE_DIR/node_modules/.lock.stamp"
+    fi
+fi
+
 # ---------------------------------------------------------------- venv
 VENV="$ROOT/.venv"
 STAMP="$VENV/.requirements.stamp"

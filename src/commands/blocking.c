@@ -32,6 +32,7 @@
 #include "propagate.h"
 #include "reply.h"
 #include "server.h"
+#include "tracking.h"
 #include "util.h"
 #include "zmalloc.h"
 #include <limits.h>
@@ -209,17 +210,17 @@ typedef struct signal_ctx {
     db *d;
 } signal_ctx;
 
-static void signal_if_exists(void *ud, dnode *n) {
+static void signal_waited(void *ud, dnode *n) {
     signal_ctx *x = ud;
     bkey *k = node_bkey(n);
-    if (k->dbid != x->d->id || !k->first) return;
-    if (db_lookup(x->d, dn_key(n) + 4, dn_klen(n) - 4)) mark_ready(k);
+    if ((x->d && k->dbid != x->d->id) || !k->first) return;
+    mark_ready(k);
 }
 
 void blocking_signal_db(db *d) {
     if (srv.blocked_clients == 0 || !queues_ready) return;
     signal_ctx x = {d};
-    dict_foreach(&queues, signal_if_exists, &x);
+    dict_foreach(&queues, signal_waited, &x);
 }
 
 /* ---- deadline heap ------------------------------------------------------------------ */
@@ -400,8 +401,14 @@ static int rerun_client(client *c, bkey *k) {
     b->reblocked = 0;
     prop_frame pf;
     prop_enter(&pf);
+    client *outer = srv.executing_client;
+    srv.executing_client = c;
+    uint64_t errs = srv.stats.total_error_replies;
     b->cmd->proc(c);
+    if (srv.stats.total_error_replies != errs) b->cmd->failed_calls++; /* as Redis's updateStatsOnUnblock */
+    srv.executing_client = outer;
     prop_leave(&pf, c, b->cmd);
+    tracking_flush_pending(); /* what its own command invalidated: after its reply */
     rerun.c = NULL;
     rerun.k = NULL;
     srv.current_client = cur;
@@ -414,16 +421,17 @@ static int rerun_client(client *c, bkey *k) {
     return 1;
 }
 
-/* Serve k's waiters, oldest first, while the key exists. */
+/* Serve k's waiters, oldest first: all of them while the key exists;
+ * once it is gone, those whose command must hear of it (XREADGROUP). */
 static void serve_key(bkey *k) {
     db *d = db_get(k->dbid);
     const char *key = dn_key(k->node) + 4;
     size_t klen = dn_klen(k->node) - 4;
     k->serving = 1;
     bwait *w = k->first;
-    while (w && d && db_lookup(d, key, klen)) {
+    while (w && d) {
         bwait *next = w->next; /* a re-run only ever removes its own client's waits */
-        rerun_client(w->c, k);
+        if (db_lookup(d, key, klen) || (w->c->bstate->cmd->props & PROP_WAKE_ON_DELETE)) rerun_client(w->c, k);
         w = next;
     }
     k->serving = 0;

@@ -5,12 +5,16 @@
  * server-wide dict keyed by "<db id (4 bytes)><key>", whose node value points
  * at the list of watching clients; any write to a key (including expiry and
  * FLUSH) marks its watchers CF_DIRTY_CAS. When nobody watches anything the
- * write path pays a single branch. */
+ * write path pays a single branch. The same calls report each changed key
+ * to client-side caching (tracking.h), one more branch while nothing is
+ * tracked. */
 #include "multi.h"
+#include "blocking.h"
 #include "command.h"
 #include "db.h"
 #include "reply.h"
 #include "server.h"
+#include "tracking.h"
 #include "zmalloc.h"
 #include <string.h>
 
@@ -54,12 +58,21 @@ static watcher *node_watchers(dnode *n) {
 
 static void node_set_watchers(dnode *n, watcher *w) { memcpy(dn_val(n), &w, sizeof w); }
 
-void touch_watched_key(db *d, const char *key, size_t klen) {
+/* A key changed by `modifier` (NULL: the server itself). */
+static void key_changed(db *d, const char *key, size_t klen, client *modifier) {
+    /* a changed key may wake a waiter that must see it gone or retyped
+     * (XREADGROUP answers that its stream no longer exists) */
+    signal_key_ready(d, key, klen);
+    if (srv.tracking_live) tracking_invalidate_key(modifier, key, klen);
     if (!srv.watched_keys) return;
     dnode *n = watch_find(d->id, key, klen);
     if (!n) return;
     for (watcher *w = node_watchers(n); w; w = w->next) w->c->flags |= CF_DIRTY_CAS;
 }
+
+void touch_watched_key(db *d, const char *key, size_t klen) { key_changed(d, key, klen, srv.executing_client); }
+
+void signal_deleted_key(db *d, const char *key, size_t klen) { key_changed(d, key, klen, NULL); }
 
 void touch_all_watched_keys(db *d) {
     if (!srv.watched_keys) return;

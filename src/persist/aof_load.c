@@ -230,7 +230,7 @@ int aof_load_file(const char *path, const char *shown, const aof_load_opts *o, a
     }
     replay r = {.buf = map, .len = size, .f = client_create(-1), .o = o, .res = res, .shown = shown, .err = err,
                 .errlen = errlen};
-    r.f->flags |= CF_AUTHENTICATED;
+    r.f->flags |= CF_AUTHENTICATED | CF_OBEY;
     int rc = size ? replay_image(&r) : 0;
     client_free(r.f);
     zfree(r.argv);

@@ -14,6 +14,7 @@
 #include "db.h"
 #include "evict.h"
 #include "rdb_enc.h"
+#include "rdb_stream.h"
 #include "server.h"
 #include "t_hash.h"
 #include "t_list.h"
@@ -173,6 +174,7 @@ unsigned rdb_value_type(const dnode *n) {
     case OBJ_SET: return fset_encoding(dn_ptr(n)) == ENC_INTSET ? RDB_TYPE_SET_INTSET : RDB_TYPE_SET;
     case OBJ_HASH: return ((hashobj *)dn_ptr(n))->enc == ENC_LISTPACK ? RDB_TYPE_HASH_LISTPACK : RDB_TYPE_HASH;
     case OBJ_ZSET: return zset_enc(dn_ptr(n)) == ENC_LISTPACK ? RDB_TYPE_ZSET_LISTPACK : RDB_TYPE_ZSET_2;
+    case OBJ_STREAM: return RDB_TYPE_STREAM_LISTPACKS_2;
     default: return RDB_TYPE_STRING;
     }
 }
@@ -184,6 +186,7 @@ void rdb_save_payload(rdbw *w, const dnode *n) {
     case OBJ_SET: save_set(w, n); break;
     case OBJ_HASH: save_hash(w, n); break;
     case OBJ_ZSET: save_zset(w, n); break;
+    case OBJ_STREAM: rdb_save_stream(w, dn_ptr(n)); break;
     }
 }
 
@@ -486,8 +489,7 @@ static int load_zset(rdbr *r, unsigned t, rdb_value *v) {
 }
 
 int rdb_type_known(unsigned t) {
-    return t <= RDB_TYPE_ZSET_2 || (t >= RDB_TYPE_HASH_ZIPMAP && t <= RDB_TYPE_LIST_QUICKLIST) ||
-           (t >= RDB_TYPE_HASH_LISTPACK && t <= RDB_TYPE_LIST_QUICKLIST_2) || t == RDB_TYPE_SET_LISTPACK;
+    return t <= RDB_TYPE_ZSET_2 || (t >= RDB_TYPE_HASH_ZIPMAP && t <= RDB_TYPE_STREAM_LISTPACKS_3);
 }
 
 const char *rdb_type_name(unsigned t) {
@@ -512,6 +514,10 @@ int rdb_load_value(rdbr *r, unsigned t, rdb_value *v) {
         return load_hash(r, t, v);
     case RDB_TYPE_ZSET: case RDB_TYPE_ZSET_2: case RDB_TYPE_ZSET_ZIPLIST: case RDB_TYPE_ZSET_LISTPACK:
         return load_zset(r, t, v);
+    case RDB_TYPE_STREAM_LISTPACKS: case RDB_TYPE_STREAM_LISTPACKS_2: case RDB_TYPE_STREAM_LISTPACKS_3:
+        v->type = OBJ_STREAM;
+        v->enc = ENC_STREAM;
+        return rdb_load_stream(r, t, (stream **)&v->ptr);
     default: return rdbr_fail(r, "value type ferry does not have");
     }
 }
@@ -563,5 +569,6 @@ void rdb_value_free(rdb_value *v) {
     else if (v->ptr && v->type == OBJ_SET) fset_free(v->ptr);
     else if (v->ptr && v->type == OBJ_HASH) hash_free(v->ptr);
     else if (v->ptr && v->type == OBJ_ZSET) zset_free(v->ptr);
+    else if (v->ptr && v->type == OBJ_STREAM) stream_free(v->ptr);
     memset(v, 0, sizeof *v);
 }

@@ -19,6 +19,7 @@
  */
 #include "config.h"
 #include "config_internal.h"
+#include "notify.h"
 #include "util.h"
 #include "zmalloc.h"
 
@@ -309,29 +310,21 @@ static int cob_parse_into(const char *s, cob_limit *cob, char *err, size_t errle
     return 0;
 }
 
-/* keyspace notification classes; 'A' is g$lshzxetd */
-static const char notify_chars[] = "g$lshzxetdnKEm";
-#define NOTIFY_ALL 1023
-
+/* keyspace notification classes (notify.h). The field holds the flags;
+ * CONFIG GET shows Redis's text, which loses 'n' after 'A' (as Redis's
+ * does) while the flags keep it: the canonical value is that text with 'n'
+ * appended in that one case, so applying it keeps the flag. */
 static int notify_parse(const char *s, char **canon, char *err, size_t errlen) {
-    int f = 0;
-    for (const char *p = s; *p; p++) {
-        const char *k = *p ? strchr(notify_chars, *p) : NULL;
-        if (*p == 'A') f |= NOTIFY_ALL;
-        else if (k) f |= 1 << (k - notify_chars);
-        else {
-            snprintf(err, errlen, "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.");
-            return -1;
-        }
+    int f = notify_flags_from_string(s, strlen(s));
+    if (f < 0) {
+        snprintf(err, errlen, "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.");
+        return -1;
     }
-    /* Redis prints 'A' for the whole class set and then drops 'n' */
+    char text[NOTIFY_TEXT_MAX];
+    notify_flags_to_string(f, text, sizeof text);
     sbuf b = {0};
-    if ((f & NOTIFY_ALL) == NOTIFY_ALL) sb_addc(&b, 'A');
-    else
-        for (int i = 0; i <= 10; i++)
-            if (f & (1 << i)) sb_addc(&b, notify_chars[i]);
-    for (int i = 11; i <= 13; i++)
-        if (f & (1 << i)) sb_addc(&b, notify_chars[i]);
+    sb_adds(&b, text);
+    if ((f & NOTIFY_ALL) == NOTIFY_ALL && (f & NOTIFY_NEW)) sb_addc(&b, 'n');
     *canon = sb_take(&b);
     return 0;
 }
@@ -486,7 +479,9 @@ static const struct { unsigned char f; unsigned short off, size; } fields[] = {
     FLD(F_ZSET_LP_VALUE, zset_max_listpack_value), FLD(F_LIST_LP_SIZE, list_max_listpack_size),
     FLD(F_TENACITY, maxmemory_eviction_tenacity), FLD(F_LFU_LOG, lfu_log_factor), FLD(F_LFU_DECAY, lfu_decay_time),
     FLD(F_BUSYPOLL, busy_poll_us), FLD(F_MAXMEMCLIENTS, maxmemory_clients),
-    FLD(F_BUSY_REPLY, busy_reply_threshold),
+    FLD(F_BUSY_REPLY, busy_reply_threshold), FLD(F_NOTIFY, notify_keyspace_events),
+    FLD(F_STREAM_BYTES, stream_node_max_bytes), FLD(F_STREAM_ENTRIES, stream_node_max_entries),
+    FLD(F_TRACKING_MAX, tracking_table_max_keys),
 };
 
 /* 64-bit fields are read as their bit pattern (maxmemory is unsigned). */
@@ -557,6 +552,10 @@ static void value_of(const ferry_config *c, int r, sbuf *b) {
         sb_adds(b, fld_get(c, d->fld) ? "yes" : "no");
     } else if (d->type == CT_ENUM) {
         enum_name(d->spec, (long)fld_get(c, d->fld), b);
+    } else if (d->type == CT_NOTIFY) {
+        char text[NOTIFY_TEXT_MAX];
+        notify_flags_to_string((int)fld_get(c, d->fld), text, sizeof text);
+        sb_adds(b, text);
     } else {
         sb_addf(b, "%lld", (long long)fld_get(c, d->fld));
     }
@@ -725,6 +724,8 @@ void config_apply(ferry_config *cfg, int i, const char *canon) {
         fld_set(cfg, d->fld, !strcmp(canon, "yes"));
     } else if (d->type == CT_ENUM) {
         if (enum_value(d->spec, canon, &v)) fld_set(cfg, d->fld, (unsigned long long)(long long)v);
+    } else if (d->type == CT_NOTIFY) {
+        fld_set(cfg, d->fld, (unsigned long long)(long long)notify_flags_from_string(canon, strlen(canon)));
     } else {
         fld_set(cfg, d->fld, (unsigned long long)strtoll(canon, NULL, 10));
     }
