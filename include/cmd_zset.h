@@ -14,13 +14,16 @@
 /* Look key up (write: without hit/miss stats). Returns 1 and sets *n, *zs
  * when it holds a sorted set, 0 when absent, -1 after replying WRONGTYPE. */
 int zkey_lookup(client *c, span key, int write, dnode **n, zset **zs);
-/* After a write to key's set: delete the key if the set became empty,
- * else refresh the node's encoding; then WATCH and dirty bookkeeping
- * (changes added to srv.dirty). */
-void zkey_written(client *c, span key, dnode *n, zset *zs, long long changes);
-/* Replace dst with zs (NULL or empty: delete dst). Signals waiters,
- * touches WATCH. Returns the stored set's length. Takes ownership. */
-unsigned long zkey_store(client *c, span dst, zset *zs);
+/* After a write to key's set: raise `event` (a NOTIFY_ZSET event, unless
+ * NULL), then delete the key if the set became empty ("del"), else refresh
+ * the node's encoding; then WATCH and dirty bookkeeping (changes added to
+ * srv.dirty). */
+void zkey_written(client *c, span key, dnode *n, zset *zs, long long changes, const char *event);
+/* Replace dst with zs (NULL or empty: delete dst), reply the stored set's
+ * length, then raise `event` (or "del" when an existing dst was deleted),
+ * as Redis's store commands do. Signals waiters, touches WATCH. Takes
+ * ownership of zs. */
+void zkey_store(client *c, span dst, zset *zs, const char *event);
 
 /* An option name compared as Redis does (C string, case-insensitive). */
 int zopt_is(span s, const char *lit);

@@ -13,6 +13,7 @@
 #include "db.h"
 #include "evict.h"
 #include "multi.h"
+#include "notify.h"
 #include "rdb.h"
 #include "rdb_io.h"
 #include "rdb_value.h"
@@ -106,10 +107,14 @@ static void cmd_restore(client *c) {
     }
     if (!parse_ttl(c, &o) || !decode(c, &v)) return;
     int64_t expire_ms = o.ttl ? (o.absttl ? o.ttl : srv.now_ms + o.ttl) : -1;
-    int deleted = o.replace && db_delete(c->db, key.p, key.len);
+    int deleted = o.replace && db_delete_stored(c->db, key.p, key.len);
     if (expire_ms >= 0 && expire_ms < srv.now_ms) { /* already expired: nothing is created */
         rdb_value_free(&v);
-        if (deleted) touch_watched_key(c->db, key.p, key.len), srv.dirty++;
+        if (deleted) {
+            touch_watched_key(c->db, key.p, key.len);
+            srv.dirty++;
+            notify_key(NOTIFY_GENERIC, "del", c->db->id, key);
+        }
         span del[2] = {{"DEL", 3}, key};
         prop_rewrite(c, 2, del);
         reply_ok(c);
@@ -122,7 +127,7 @@ static void cmd_restore(client *c) {
     }
     dnode *n = rdb_value_store(c->db, key.p, key.len, &v, expire_ms);
     rdb_value_set_access(n, o.idle, (int)o.freq);
-    if (n->type == OBJ_LIST || n->type == OBJ_ZSET) signal_key_ready(c->db, key.p, key.len);
+    if (n->type == OBJ_LIST || n->type == OBJ_ZSET || n->type == OBJ_STREAM) signal_key_ready(c->db, key.p, key.len);
     touch_watched_key(c->db, key.p, key.len);
     srv.dirty++;
     if (expire_ms >= 0 && !o.absttl) { /* a relative TTL travels as the absolute time it gave */
@@ -131,6 +136,7 @@ static void cmd_restore(client *c) {
                           {"REPLACE", 7}};
         prop_rewrite(c, 6, effect);
     }
+    notify_key(NOTIFY_GENERIC, "restore", c->db->id, key);
     reply_ok(c);
 }
 

@@ -14,6 +14,7 @@
 #include "db.h"
 #include "cmd_expire.h"
 #include "multi.h"
+#include "notify.h"
 #include "reply.h"
 #include "server.h"
 #include "util.h"
@@ -83,14 +84,14 @@ static void expire_generic(client *c, long long basetime, int seconds, const cha
         reply_int(c, 0);
         return;
     }
-    if (when <= srv.now_ms) {
-        db_delete(d, key, klen);            /* already in the past: delete */
-    } else {
-        db_set_expire(d, n, when);
-    }
+    int past = when <= srv.now_ms;
+    if (past) db_delete(d, key, klen);      /* already in the past: delete */
+    else db_set_expire(d, n, when);
     touch_watched_key(d, key, klen);
     srv.dirty++;
+    if (past) notify_key(NOTIFY_GENERIC, "del", d->id, c->argv[1]);
     reply_int(c, 1);
+    if (!past) notify_key(NOTIFY_GENERIC, "expire", d->id, c->argv[1]); /* Redis replies first here */
     return;
 invalid:
     reply_errorf(c, "ERR invalid expire time in '%s' command", name);
@@ -101,13 +102,11 @@ void cmd_pexpire(client *c) { expire_generic(c, srv.now_ms, 0, "pexpire"); }
 void cmd_expireat(client *c) { expire_generic(c, 0, 1, "expireat"); }
 void cmd_pexpireat(client *c) { expire_generic(c, 0, 0, "pexpireat"); }
 
-/* Read lookup that counts keyspace hits/misses but leaves the access time
- * alone (Redis's LOOKUP_NOTOUCH), as TTL and friends do. */
+/* Read lookup that counts keyspace hits/misses (and notifies a miss) but
+ * leaves the access time alone (Redis's LOOKUP_NOTOUCH), as TTL and
+ * friends do. */
 static dnode *lookup_notouch(client *c, const span *k) {
-    dnode *n = db_lookup(c->db, k->p, k->len);
-    if (n) srv.stats.keyspace_hits++;
-    else srv.stats.keyspace_misses++;
-    return n;
+    return db_lookup_read_notouch(c->db, k->p, k->len, 1);
 }
 
 static void ttl_generic(client *c, int ms) {
@@ -145,5 +144,6 @@ void cmd_persist(client *c) {
     db_persist(d, n);
     touch_watched_key(d, c->argv[1].p, c->argv[1].len);
     srv.dirty++;
+    notify_key(NOTIFY_GENERIC, "persist", d->id, c->argv[1]);
     reply_int(c, 1);
 }

@@ -15,6 +15,7 @@
 #include "command.h"
 #include "db.h"
 #include "multi.h"
+#include "notify.h"
 #include "propagate.h"
 #include "reply.h"
 #include "server.h"
@@ -71,6 +72,8 @@ static void written(client *c, dnode *n, long long changes) {
 
 static void reply_hstr(client *c, hstr s) { reply_bulk(c, s.p, s.len); }
 
+static void notify_hash(client *c, const char *event) { notify_key(NOTIFY_HASH, event, c->db->id, key_arg(c)); }
+
 /* ---- HSET HMSET HSETNX ------------------------------------------------------ */
 
 static void hset_generic(client *c, int is_hmset) {
@@ -94,6 +97,7 @@ static void hset_generic(client *c, int is_hmset) {
     if (is_hmset) reply_ok(c);
     else reply_int(c, created);
     written(c, n, (c->argc - 2) / 2);
+    notify_hash(c, "hset");
 }
 
 static void cmd_hset(client *c) { hset_generic(c, 0); }
@@ -114,6 +118,7 @@ static void cmd_hsetnx(client *c) {
     hash_set(h, f.p, f.len, val.p, val.len);
     reply_int(c, 1);
     written(c, n, 1);
+    notify_hash(c, "hset");
 }
 
 /* ---- single-field reads ----------------------------------------------------- */
@@ -175,7 +180,11 @@ static void cmd_hdel(client *c) {
             break;
         }
     }
-    if (deleted) written(c, removed ? NULL : n, deleted);
+    if (deleted) {
+        written(c, removed ? NULL : n, deleted);
+        notify_hash(c, "hdel");
+        if (removed) notify_key(NOTIFY_GENERIC, "del", c->db->id, key_arg(c));
+    }
     reply_int(c, deleted);
 }
 
@@ -209,6 +218,7 @@ static void cmd_hincrby(client *c) {
     char buf[24];
     store_field(c, n, buf, ll_to_str(buf, value));
     reply_int(c, value);
+    notify_hash(c, "hincrby");
 }
 
 static void cmd_hincrbyfloat(client *c) {
@@ -238,6 +248,7 @@ static void cmd_hincrbyfloat(client *c) {
     size_t len = ld_to_str_human(buf, sizeof buf, value);
     store_field(c, n, buf, len);
     reply_bulk(c, buf, len);
+    notify_hash(c, "hincrbyfloat");
     span effect[4] = {{"HSET", 4}, c->argv[1], c->argv[2], {buf, len}};
     prop_rewrite(c, 4, effect);
 }

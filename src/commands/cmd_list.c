@@ -19,6 +19,7 @@
 #include "command.h"
 #include "db.h"
 #include "multi.h"
+#include "notify.h"
 #include "propagate.h"
 #include "reply.h"
 #include "server.h"
@@ -64,8 +65,23 @@ static tlist *create_list(client *c, span key, tlist *l) {
     return l;
 }
 
+static void notify_list(client *c, const char *event, span key) {
+    notify_key(NOTIFY_LIST, event, c->db->id, key);
+}
+
+static const char *push_event(int where) { return where == TL_HEAD ? "lpush" : "rpush"; }
+
 static void delete_if_empty(client *c, span key, tlist *l) {
-    if (tl_len(l) == 0) db_delete(c->db, key.p, key.len);
+    if (tl_len(l) != 0) return;
+    db_delete(c->db, key.p, key.len);
+    notify_key(NOTIFY_GENERIC, "del", c->db->id, key);
+}
+
+/* After elements were popped from one end: "lpop"/"rpop", then "del" if
+ * the list is now empty (Redis's listElementsRemoved). */
+static void popped(client *c, span key, tlist *l, int where) {
+    notify_list(c, where == TL_HEAD ? "lpop" : "rpop", key);
+    delete_if_empty(c, key, l);
 }
 
 static int get_ll(client *c, span s, long long *v) {
@@ -130,6 +146,7 @@ static void push_generic(client *c, int where, int xx) {
     for (int j = 2; j < c->argc; j++) tl_push(l, where, c->argv[j].p, c->argv[j].len);
     reply_int(c, (long long)tl_len(l));
     written(c, key, c->argc - 2);
+    notify_list(c, push_event(where), key);
 }
 
 static void cmd_lpush(client *c) { push_generic(c, TL_HEAD, 0); }
@@ -174,7 +191,7 @@ static void pop_generic(client *c, int where) {
         if ((unsigned long long)count > tl_len(l)) count = (long long)tl_len(l);
         pop_range_reply(c, l, where, (size_t)count);
     }
-    delete_if_empty(c, key, l);
+    popped(c, key, l, where);
     written(c, key, count);
 }
 
@@ -258,6 +275,7 @@ static void cmd_lset(client *c) {
     }
     reply_ok(c);
     written(c, key, 1);
+    notify_list(c, "lset", key);
 }
 
 static void cmd_linsert(client *c) {
@@ -285,6 +303,7 @@ static void cmd_linsert(client *c) {
         if (tl_iter_eq(&it, &pivot)) {
             tl_iter_insert(&it, after, c->argv[4].p, c->argv[4].len);
             written(c, key, 1);
+            notify_list(c, "linsert", key);
             reply_int(c, (long long)tl_len(l));
             return;
         }
@@ -321,6 +340,7 @@ static void cmd_lrem(client *c) {
     if (removed) {
         written(c, key, removed);
         tl_tidy(l);
+        notify_list(c, "lrem", key);
     }
     delete_if_empty(c, key, l);
     reply_int(c, removed);
@@ -347,6 +367,7 @@ static void cmd_ltrim(client *c) {
     }
     tl_pop_n(l, TL_HEAD, (size_t)ltrim);
     tl_pop_n(l, TL_TAIL, (size_t)rtrim);
+    notify_list(c, "ltrim", key);
     delete_if_empty(c, key, l);
     written(c, key, ltrim + rtrim);
     reply_ok(c);
@@ -475,9 +496,10 @@ static void move_one(client *c, dnode *sn, span src, span dst, int wf, int wt) {
     tlist *dl = dn ? list_of(dn) : create_list(c, dst, tl_new());
     touch_watched_key(c->db, dst.p, dst.len);
     tl_push(dl, wt, val, vlen);
+    notify_list(c, push_event(wt), dst);
     reply_bulk(c, val, vlen);
     if (val != small) zfree(val);
-    delete_if_empty(c, src, sl);
+    popped(c, src, sl, wf);
     written(c, src, 1);
 }
 
@@ -544,7 +566,7 @@ static void mpop_reply(client *c, span key, tlist *l, int where, long long count
     reply_array(c, 2);
     reply_bulk_span(c, key);
     pop_range_reply(c, l, where, n);
-    delete_if_empty(c, key, l);
+    popped(c, key, l, where);
     written(c, key, (long long)n);
 }
 
@@ -602,7 +624,7 @@ static void bpop_keys(client *c, span *keys, int nkeys, int where, long long cou
         reply_bulk_span(c, key);
         reply_elem(c, &e);
         tl_pop_n(l, where, 1);
-        delete_if_empty(c, key, l);
+        popped(c, key, l, where);
         written(c, key, 1);
         return;
     }

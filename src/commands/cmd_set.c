@@ -16,6 +16,7 @@
 #include "db.h"
 #include "frand.h"
 #include "multi.h"
+#include "notify.h"
 #include "propagate.h"
 #include "reply.h"
 #include "server.h"
@@ -71,11 +72,19 @@ void reply_elem(client *c, const set_elem *x) {
     else reply_bulk_ll(c, x->v);
 }
 
-/* After removals: delete the key if the set is empty, else store it back. */
-static void set_after_remove(client *c, span key, dnode *n, fset *s) {
+static void notify_set(client *c, const char *event, span key) { notify_key(NOTIFY_SET, event, c->db->id, key); }
+
+/* After removals: raise `event` (unless NULL), then delete the key if the
+ * set is empty ("del"), else store it back. */
+static void set_after_remove(client *c, span key, dnode *n, fset *s, const char *event) {
     set_put(n, s);
-    if (fset_size(s) == 0) db_delete(c->db, key.p, key.len);
-    else fset_removed_done(s);
+    if (event) notify_set(c, event, key);
+    if (fset_size(s) == 0) {
+        db_delete(c->db, key.p, key.len);
+        notify_key(NOTIFY_GENERIC, "del", c->db->id, key);
+    } else {
+        fset_removed_done(s);
+    }
 }
 
 /* Reply every member, as a set (RESP3 ~) or an array. */
@@ -100,7 +109,10 @@ static void cmd_sadd(client *c) {
     for (int j = 2; j < c->argc; j++) added += fset_add(&s, c->argv[j].p, c->argv[j].len);
     if (n) set_put(n, s);
     else db_add_ptr(c->db, key.p, key.len, OBJ_SET, fset_encoding(s), s, -1);
-    if (added) set_written(c->db, key, added);
+    if (added) {
+        set_written(c->db, key, added);
+        notify_set(c, "sadd", key);
+    }
     reply_int(c, added);
 }
 
@@ -112,7 +124,7 @@ static void cmd_srem(client *c) {
     if (n) {
         fset *s = set_of(n);
         for (int j = 2; j < c->argc && fset_size(s) > 0; j++) removed += fset_remove(&s, c->argv[j].p, c->argv[j].len);
-        set_after_remove(c, key, n, s);
+        set_after_remove(c, key, n, s, removed ? "srem" : NULL);
         if (removed) set_written(c->db, key, removed);
     }
     reply_int(c, removed);
@@ -168,12 +180,14 @@ static void cmd_smove(client *c) {
         reply_int(c, 0);
         return;
     }
-    set_after_remove(c, src, sn, s);
+    set_after_remove(c, src, sn, s, "srem");
     set_written(c->db, src, 1);
     fset *d = dn ? set_of(dn) : fset_new_for(m.p, m.len);
-    if (fset_add(&d, m.p, m.len)) set_written(c->db, dst, 1);
+    int added = fset_add(&d, m.p, m.len);
+    if (added) set_written(c->db, dst, 1);
     if (dn) set_put(dn, d);
     else db_add_ptr(c->db, dst.p, dst.len, OBJ_SET, fset_encoding(d), d, -1);
+    if (added) notify_set(c, "sadd", dst);
     reply_int(c, 1);
 }
 
@@ -271,10 +285,12 @@ static void spop_with_count(client *c) {
     }
     fset *s = set_of(n);
     uint64_t size = fset_size(s);
+    notify_set(c, "spop", key); /* Redis raises it before replying */
     if ((uint64_t)count >= size) { /* the whole set */
         db_lookup_read(c->db, key.p, key.len); /* Redis replies through SUNION here: one more keyspace hit */
         reply_all(c, s, 1);
         db_delete(c->db, key.p, key.len);
+        notify_key(NOTIFY_GENERIC, "del", c->db->id, key);
         span del[2] = {{"DEL", 3}, key};
         prop_rewrite(c, 2, del);
     } else {
@@ -282,7 +298,7 @@ static void spop_with_count(client *c) {
         /* When few members stay (5 * left <= count), Redis moves them to a
          * new set instead: they may come back as an intset. */
         if ((size - (uint64_t)count) * 5 <= (uint64_t)count) s = fset_rebuild(s);
-        set_after_remove(c, key, n, s);
+        set_after_remove(c, key, n, s, NULL);
     }
     set_written(c->db, key, (uint64_t)count < size ? count : (long long)size);
 }
@@ -306,10 +322,11 @@ static void cmd_spop(client *c) {
     fset *s = set_of(n);
     fset_member m;
     fset_random(s, &m);
+    notify_set(c, "spop", key); /* before the reply; "del" comes after it */
     reply_member(c, &m);
     popped_member(c, &m);
     fset_remove(&s, m.p, m.len);
-    set_after_remove(c, key, n, s);
+    set_after_remove(c, key, n, s, NULL);
     set_written(c->db, key, 1);
 }
 

@@ -16,6 +16,7 @@
 #include "client.h"
 #include "cmd_set.h"
 #include "db.h"
+#include "notify.h"
 #include "reply.h"
 #include "server.h"
 #include "t_set.h"
@@ -40,17 +41,26 @@ static fset **lookup_sets(client *c, const span *keys, int n, int *missing) {
     return sets;
 }
 
-/* Store `result` at dst (replacing any value and TTL), or delete dst when
- * the result is empty; reply with the result's size. */
-static void store_result(client *c, span dst, fset *result) {
+/* Store `result` at dst (replacing any value and TTL) and raise `event`,
+ * or delete dst when the result is empty ("del"); reply with the result's
+ * size. Redis replies before the event, except for an intersection with a
+ * missing key (del_first), which deletes before replying. */
+static void store_result(client *c, span dst, fset *result, const char *event, int del_first) {
     db *d = c->db;
     size_t size = fset_size(result);
-    int existed = db_lookup_write(d, dst.p, dst.len) != NULL;
-    if (existed) db_delete(d, dst.p, dst.len);
-    if (size) db_add_ptr(d, dst.p, dst.len, OBJ_SET, fset_encoding(result), result, -1);
-    else fset_free(result);
-    if (size || existed) set_written(d, dst, 1);
-    reply_int(c, (long long)size);
+    if (size) {
+        db_set_ptr(d, dst.p, dst.len, OBJ_SET, fset_encoding(result), result);
+        set_written(d, dst, 1);
+        reply_int(c, (long long)size);
+        notify_key(NOTIFY_SET, event, d->id, dst);
+        return;
+    }
+    fset_free(result);
+    int existed = db_delete_stored(d, dst.p, dst.len);
+    if (existed) set_written(d, dst, 1);
+    if (!del_first) reply_int(c, 0);
+    if (existed) notify_key(NOTIFY_GENERIC, "del", d->id, dst);
+    if (del_first) reply_int(c, 0);
 }
 
 /* ---- intersection ---------------------------------------------------------- */
@@ -103,7 +113,7 @@ static void inter_sets(client *c, fset **sets, int n, int out, span dst, long lo
     if (out == OUT_CARD) {
         reply_int(c, card);
     } else if (out == OUT_STORE) {
-        store_result(c, dst, result);
+        store_result(c, dst, result, "sinterstore", 0);
     } else {
         reply_set(c, (long)found.n);
         for (size_t i = 0; i < found.n; i++) reply_elem(c, &found.a[i]);
@@ -116,7 +126,7 @@ static void inter_generic(client *c, const span *keys, int n, int out, span dst,
     fset **sets = lookup_sets(c, keys, n, &missing);
     if (!sets) return;
     if (missing) { /* an empty set: empty intersection */
-        if (out == OUT_STORE) store_result(c, dst, fset_new_intset());
+        if (out == OUT_STORE) store_result(c, dst, fset_new_intset(), "sinterstore", 1);
         else if (out == OUT_CARD) reply_int(c, 0);
         else reply_set(c, 0);
     } else {
@@ -230,7 +240,7 @@ static void union_diff_generic(client *c, const span *keys, int n, int is_union,
     fset *result = is_union ? union_of(sets, n) : diff_of(sets, n);
     zfree(sets);
     if (dst) {
-        store_result(c, *dst, result);
+        store_result(c, *dst, result, is_union ? "sunionstore" : "sdiffstore", 0);
         return;
     }
     fset_iter it;

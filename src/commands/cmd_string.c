@@ -19,6 +19,7 @@
 #include "db.h"
 #include "evict.h"
 #include "multi.h"
+#include "notify.h"
 #include "propagate.h"
 #include "reply.h"
 #include "server.h"
@@ -38,6 +39,14 @@ static int opt_is(span s, const char *lit) {
 static void written(db *d, span key) {
     touch_watched_key(d, key.p, key.len);
     srv.dirty++;
+}
+
+static void notify_string(client *c, const char *event, span key) {
+    notify_key(NOTIFY_STRING, event, c->db->id, key);
+}
+
+static void notify_generic(client *c, const char *event, span key) {
+    notify_key(NOTIFY_GENERIC, event, c->db->id, key);
 }
 
 /* Store key = val (dropping any TTL unless expire_ms != -1) with the
@@ -169,6 +178,8 @@ static void set_generic(client *c, unsigned f, span key, span val, int64_t expir
     }
     if ((f & SF_KEEPTTL) && old) expire_ms = dn_expire(old);
     store(c, key, val, expire_ms);
+    notify_string(c, "set", key);
+    if (f & SF_ANYEXP) notify_generic(c, "expire", key);
     if (setnx) reply_int(c, 1);
     else if (!(f & SF_GET)) reply_ok(c);
 }
@@ -177,6 +188,7 @@ static void cmd_set(client *c) {
     if (c->argc == 3 && !evict_lfu_active()) { /* hot path: no options, one lookup inside db_set_string;
                                                   * under LFU the write lookup below counts the access */
         store(c, c->argv[1], c->argv[2], -1);
+        notify_string(c, "set", c->argv[1]);
         reply_ok(c);
         return;
     }
@@ -196,6 +208,8 @@ static void setex_generic(client *c, int unit_s, const char *cmd) {
     int64_t when;
     if (!expire_arg(c, c->argv[2], unit_s, 1, cmd, &when)) return;
     store(c, c->argv[1], c->argv[3], when);
+    notify_string(c, "set", c->argv[1]);
+    notify_generic(c, "expire", c->argv[1]);
     reply_ok(c);
 }
 
@@ -217,6 +231,7 @@ static void cmd_getdel(client *c) {
     reply_bulk(c, dn_val(n), dn_vlen(n));
     db_delete(c->db, k.p, k.len);
     written(c->db, k);
+    notify_generic(c, "del", k);
 }
 
 static void cmd_getex(client *c) {
@@ -233,16 +248,21 @@ static void cmd_getex(client *c) {
     if (!string_or_wrongtype(c, n)) return;
     if ((f & SF_ANYEXP) && !ext_expire(c, f, expidx, "getex", &when)) return;
     reply_bulk(c, dn_val(n), dn_vlen(n));
+    const char *event;
     if ((f & (SF_EXAT | SF_PXAT)) && when <= srv.now_ms) {
         db_delete(c->db, k.p, k.len);
+        event = "del";
     } else if (f & SF_ANYEXP) {
         db_set_expire(c->db, n, when);
+        event = "expire";
     } else if ((f & SF_PERSIST) && dn_expire(n) != -1) {
         db_persist(c->db, n);
+        event = "persist";
     } else {
         return;
     }
     written(c->db, k);
+    notify_generic(c, event, k);
 }
 
 /* ---- multi-key ---------------------------------------------------------- */
@@ -263,7 +283,10 @@ static int mset_arity_ok(client *c, const char *cmd) {
 }
 
 static void mset_all(client *c) {
-    for (int j = 1; j < c->argc; j += 2) store(c, c->argv[j], c->argv[j + 1], -1);
+    for (int j = 1; j < c->argc; j += 2) {
+        store(c, c->argv[j], c->argv[j + 1], -1);
+        notify_string(c, "set", c->argv[j]);
+    }
 }
 
 static void cmd_mset(client *c) {
@@ -291,6 +314,7 @@ static void cmd_append(client *c) {
     dnode *n = db_lookup_write(c->db, k.p, k.len);
     if (!n) {
         store(c, k, v, -1);
+        notify_string(c, "append", k);
         reply_int(c, (long long)v.len);
         return;
     }
@@ -301,6 +325,7 @@ static void cmd_append(client *c) {
     memcpy(dn_val(n) + olen, v.p, v.len);
     n->enc = ENC_RAW;
     written(c->db, k);
+    notify_string(c, "append", k);
     reply_int(c, (long long)(olen + v.len));
 }
 
@@ -365,14 +390,15 @@ static void cmd_setrange(client *c) {
     memcpy(dn_val(n) + off, v.p, v.len);
     n->enc = ENC_RAW;
     written(c->db, k);
+    notify_string(c, "setrange", k);
     reply_int(c, dn_vlen(n));
 }
 
 /* ---- counters ----------------------------------------------------------- */
 
 /* Write the digits of a counter into node n (resized only if the length
- * changes), or create the key; keeps any TTL. */
-static dnode *put_value(client *c, dnode *n, const char *p, size_t len, uint8_t enc) {
+ * changes), or create the key; keeps any TTL. Raises `event`. */
+static dnode *put_value(client *c, dnode *n, const char *p, size_t len, uint8_t enc, const char *event) {
     span k = c->argv[1];
     if (n) {
         if (dn_vlen(n) != len) n = db_resize_value(c->db, n, len);
@@ -382,6 +408,7 @@ static dnode *put_value(client *c, dnode *n, const char *p, size_t len, uint8_t 
     }
     n->enc = enc;
     written(c->db, k);
+    notify_string(c, event, k);
     return n;
 }
 
@@ -400,7 +427,7 @@ static void incr_generic(client *c, long long incr) {
         return;
     }
     char buf[24];
-    put_value(c, n, buf, ll_to_str(buf, v), ENC_INT);
+    put_value(c, n, buf, ll_to_str(buf, v), ENC_INT, "incrby");
     reply_int(c, v);
 }
 
@@ -443,7 +470,7 @@ static void cmd_incrbyfloat(client *c) {
     }
     char buf[5 * 1024 + 64];
     size_t len = ld_to_str_human(buf, sizeof buf, v);
-    n = put_value(c, n, buf, len, len <= DB_EMBSTR_MAX ? ENC_EMBSTR : ENC_RAW);
+    n = put_value(c, n, buf, len, len <= DB_EMBSTR_MAX ? ENC_EMBSTR : ENC_RAW, "incrbyfloat");
     span effect[4] = {{"SET", 3}, c->argv[1], {buf, len}, {"KEEPTTL", 7}}; /* as Redis: never a float sum again */
     prop_rewrite(c, 4, effect);
     reply_bulk(c, dn_val(n), dn_vlen(n));

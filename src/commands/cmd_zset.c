@@ -15,6 +15,7 @@
 #include "blocking.h"
 #include "cmd_zset.h"
 #include "multi.h"
+#include "notify.h"
 #include "reply.h"
 #include "server.h"
 #include "util.h"
@@ -40,27 +41,37 @@ int zkey_lookup(client *c, span key, int write, dnode **n, zset **zs) {
     return 1;
 }
 
-void zkey_written(client *c, span key, dnode *n, zset *zs, long long changes) {
-    if (zset_len(zs) == 0) db_delete(c->db, key.p, key.len);
-    else n->enc = (uint8_t)zset_enc(zs);
+void zkey_written(client *c, span key, dnode *n, zset *zs, long long changes, const char *event) {
+    if (event) notify_key(NOTIFY_ZSET, event, c->db->id, key);
+    if (zset_len(zs) == 0) {
+        db_delete(c->db, key.p, key.len);
+        notify_key(NOTIFY_GENERIC, "del", c->db->id, key);
+    } else {
+        n->enc = (uint8_t)zset_enc(zs);
+    }
     touch_watched_key(c->db, key.p, key.len);
     srv.dirty += changes;
 }
 
-unsigned long zkey_store(client *c, span dst, zset *zs) {
+void zkey_store(client *c, span dst, zset *zs, const char *event) {
     unsigned long n = zs ? zset_len(zs) : 0;
-    int existed = db_delete(c->db, dst.p, dst.len);
     if (n) {
-        db_add_ptr(c->db, dst.p, dst.len, OBJ_ZSET, zset_enc(zs), zs, -1);
+        db_set_ptr(c->db, dst.p, dst.len, OBJ_ZSET, zset_enc(zs), zs);
         signal_key_ready(c->db, dst.p, dst.len);
-    } else {
-        zset_free(zs);
+        touch_watched_key(c->db, dst.p, dst.len);
+        srv.dirty++;
+        reply_int(c, (long long)n);
+        notify_key(NOTIFY_ZSET, event, c->db->id, dst);
+        return;
     }
-    if (n || existed) {
+    zset_free(zs);
+    int existed = db_delete_stored(c->db, dst.p, dst.len);
+    if (existed) {
         touch_watched_key(c->db, dst.p, dst.len);
         srv.dirty++;
     }
-    return n;
+    reply_int(c, 0);
+    if (existed) notify_key(NOTIFY_GENERIC, "del", c->db->id, dst);
 }
 
 void zelems_init(zelems *a) {
@@ -234,7 +245,8 @@ reply:
     }
 written:
     if (zs && (added || updated || zset_len(zs) == 0)) {
-        zkey_written(c, key, n, zs, added + updated);
+        zkey_written(c, key, n, zs, added + updated,
+                     !added && !updated ? NULL : (flags & ZADD_INCR) ? "zincr" : "zadd");
         if (added) signal_key_ready(c->db, key.p, key.len);
     }
 done:
@@ -260,7 +272,7 @@ static void cmd_zrem(client *c) {
     }
     long long deleted = 0;
     for (int j = 2; j < c->argc && zset_len(zs); j++) deleted += zset_del(zs, c->argv[j].p, c->argv[j].len);
-    if (deleted) zkey_written(c, c->argv[1], n, zs, deleted);
+    if (deleted) zkey_written(c, c->argv[1], n, zs, deleted, "zrem");
     reply_int(c, deleted);
 }
 
@@ -467,7 +479,7 @@ static void zrange_generic(client *c, int first, int store, int type, int dir) {
         if (q.type == ZR_RANK) collect_rank(zs, &q, &out);
         else collect_range(zs, &q, &out);
     }
-    if (store) reply_int(c, (long long)zkey_store(c, c->argv[1], out.n ? zset_from_elems(&out) : NULL));
+    if (store) zkey_store(c, c->argv[1], out.n ? zset_from_elems(&out) : NULL, "zrangestore");
     else reply_zelems(c, out.v, out.n, q.withscores);
     zelems_free(&out);
 }
@@ -518,7 +530,9 @@ static void zremrange_generic(client *c, int type) {
     } else {
         deleted = zset_del_lex(zs, &q.lr);
     }
-    if (deleted) zkey_written(c, c->argv[1], n, zs, (long long)deleted);
+    static const char *const events[] = {[ZR_RANK] = "zremrangebyrank", [ZR_SCORE] = "zremrangebyscore",
+                                         [ZR_LEX] = "zremrangebylex"};
+    if (deleted) zkey_written(c, c->argv[1], n, zs, (long long)deleted, events[type]);
     reply_int(c, (long long)deleted);
 }
 

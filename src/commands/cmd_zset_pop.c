@@ -14,6 +14,7 @@
 #include "blocking.h"
 #include "cmd_zset.h"
 #include "frand.h"
+#include "notify.h"
 #include "propagate.h"
 #include "reply.h"
 #include "server.h"
@@ -27,7 +28,9 @@ enum { POP_MIN = 0, POP_MAX = 1 };
 /* How the popped elements are framed. */
 enum { SHAPE_FLAT, SHAPE_NESTED, SHAPE_KEY_FLAT, SHAPE_KEY_NESTED };
 
-/* Pop up to count elements from the set at key (n/zs) and reply them. */
+/* Pop up to count elements from the set at key (n/zs) and reply them.
+ * "zpopmin"/"zpopmax" is raised where Redis 7.0 raises it: after the reply's
+ * header, before the first element; "del" after the last. */
 static void pop_from(client *c, span key, dnode *n, zset *zs, int where, long long count, int shape) {
     unsigned long len = zset_len(zs);
     long long k = count > (long long)len ? (long long)len : count;
@@ -50,6 +53,7 @@ static void pop_from(client *c, span key, dnode *n, zset *zs, int where, long lo
         size_t mlen;
         const char *m = zs_iter_member(&it, &mlen);
         zelem e = {m, mlen, zs_iter_score_of(&it)};
+        if (i == 0) notify_key(NOTIFY_ZSET, where == POP_MAX ? "zpopmax" : "zpopmin", c->db->id, key);
         if (nested) reply_zelem_pair(c, &e);
         else {
             reply_bulk(c, e.m, e.len);
@@ -58,7 +62,7 @@ static void pop_from(client *c, span key, dnode *n, zset *zs, int where, long lo
         if (where == POP_MAX) zset_del_rank(zs, len - 1 - (unsigned long)i, len - 1 - (unsigned long)i);
         else zset_del_rank(zs, 0, 0);
     }
-    zkey_written(c, key, n, zs, k);
+    zkey_written(c, key, n, zs, k, NULL);
 }
 
 /* The first key of keys[0..nkeys) holding a non-empty set: 1 (with *idx,

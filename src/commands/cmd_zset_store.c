@@ -330,7 +330,7 @@ static void setop_generic(client *c, int nk_idx, int store, int op, int card_onl
                                : run_inter(src, n, q.agg, q.limit, card_only, &found);
     zfree(src);
     if (card_only) reply_int(c, (long long)found);
-    else if (store) reply_int(c, (long long)zkey_store(c, c->argv[1], res));
+    else if (store) zkey_store(c, c->argv[1], res, name);
     else reply_result(c, res, q.withscores);
     if (!store) zset_free(res);
 }

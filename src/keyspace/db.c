@@ -114,6 +114,16 @@ int db_is_expired(const dnode *n) {
 }
 
 static db_key_gone_fn *key_gone_hook;
+static db_event_fn *event_hook;
+int db_events;
+
+void db_set_event_hook(db_event_fn *fn) { event_hook = fn; }
+
+void db_set_events(int mask) { db_events = mask; }
+
+void db_event_slow(const db *d, int ev, const char *key, size_t klen) {
+    if (event_hook) event_hook(ev, d->id, key, klen);
+}
 
 void db_set_key_gone_hook(db_key_gone_fn *fn) { key_gone_hook = fn; }
 
@@ -135,14 +145,15 @@ static void delete_expired(db *d, dnode *n) {
     dnode *u = dict_unlink(&d->keys, key, klen);
     vol_del(d, u);
     srv.stats.expiredkeys++;
-    if (srv.watched_keys) {
+    db_event(d, DB_EV_EXPIRED, dn_key(u), klen);
+    if (srv.watched_keys || srv.blocked_clients || srv.tracking_live) {
         if (klen <= sizeof kbuf) {
             memcpy(kbuf, dn_key(u), klen);
             db_free_node(u);
-            touch_watched_key(d, kbuf, klen);
+            signal_deleted_key(d, kbuf, klen);
             return;
         }
-        touch_watched_key(d, dn_key(u), klen);
+        signal_deleted_key(d, dn_key(u), klen);
     }
     db_free_node(u);
 }
@@ -166,6 +177,18 @@ dnode *db_lookup_read(db *d, const char *key, size_t klen) {
         if (!srv.no_touch) evict_touch(n);
     } else {
         srv.stats.keyspace_misses++;
+        db_event(d, DB_EV_KEYMISS, key, klen);
+    }
+    return n;
+}
+
+dnode *db_lookup_read_notouch(db *d, const char *key, size_t klen, int notify) {
+    dnode *n = db_lookup(d, key, klen);
+    if (n) {
+        srv.stats.keyspace_hits++;
+    } else {
+        srv.stats.keyspace_misses++;
+        if (notify) db_event(d, DB_EV_KEYMISS, key, klen);
     }
     return n;
 }
@@ -194,7 +217,11 @@ dnode *db_set_string(db *d, const char *key, size_t klen, const char *val, size_
     if (link) {
         dnode *old = *link;
         int expired = (old->flags & DN_EXPIRE) && dn_expire(old) < srv.now_ms;
-        if (expired) srv.stats.expiredkeys++;
+        if (expired) {         /* as Redis's lookup before setKey: gone, then added anew */
+            srv.stats.expiredkeys++;
+            db_event(d, DB_EV_EXPIRED, key, klen);
+            db_event(d, DB_EV_NEW, key, klen);
+        }
         if (old->type == OBJ_STRING && dn_vlen(old) == vlen && has_exp == !!(old->flags & DN_EXPIRE)) {
             /* same shape: overwrite in place, no allocation */
             memcpy(dn_val(old), val, vlen);
@@ -224,6 +251,7 @@ dnode *db_set_string(db *d, const char *key, size_t klen, const char *val, size_
     memcpy(dn_val(n), val, vlen);
     if (has_exp) vol_add(d, n);
     dict_add_h(&d->keys, n, h);
+    db_event(d, DB_EV_NEW, key, klen);
     return n;
 }
 
@@ -275,6 +303,20 @@ dnode *db_add_ptr(db *d, const char *key, size_t klen, int type, int enc, void *
 void db_add_node(db *d, dnode *n) {
     if (n->flags & DN_EXPIRE) vol_add(d, n);
     dict_add(&d->keys, n);
+    db_event(d, DB_EV_NEW, dn_key(n), dn_klen(n));
+}
+
+dnode *db_set_ptr(db *d, const char *key, size_t klen, int type, int enc, void *ptr) {
+    dnode *old = db_lookup(d, key, klen);
+    if (!old) return db_add_ptr(d, key, klen, type, enc, ptr, -1);
+    dnode *n = node_new(key, klen, sizeof ptr, -1);
+    n->type = (uint8_t)type;
+    n->enc = (uint8_t)enc;
+    memcpy(dn_val(n), &ptr, sizeof ptr);
+    dnode *u = db_unlink_node(d, key, klen);
+    db_free_node(u);
+    dict_add(&d->keys, n);
+    return n;
 }
 
 /* The chain link that points at n (found by its key). */
@@ -321,6 +363,13 @@ int db_delete(db *d, const char *key, size_t klen) {
     return !expired;
 }
 
+int db_delete_stored(db *d, const char *key, size_t klen) {
+    dnode *n = db_unlink_node(d, key, klen);
+    if (!n) return 0;
+    db_free_node(n);
+    return 1;
+}
+
 dnode *db_unlink_node(db *d, const char *key, size_t klen) {
     dnode *n = dict_unlink(&d->keys, key, klen);
     if (n && (n->flags & DN_EXPIRE)) vol_del(d, n);
@@ -332,6 +381,7 @@ dnode *db_insert_node(db *d, dnode *n, const char *key, size_t klen) {
     n->next = NULL;
     if (n->flags & DN_EXPIRE) vol_add(d, n);
     dict_add(&d->keys, n);
+    db_event(d, DB_EV_NEW, dn_key(n), dn_klen(n));
     return n;
 }
 
@@ -465,7 +515,7 @@ void db_cron_rehash(long budget_us) {
 }
 
 const char *obj_type_name(int type) {
-    static const char *names[] = {"string", "list", "set", "zset", "hash"};
+    static const char *names[] = {"string", "list", "set", "zset", "hash", "stream"};
     return type >= 0 && type < OBJ_TYPES ? names[type] : "none";
 }
 

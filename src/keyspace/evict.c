@@ -207,9 +207,10 @@ static dnode *pick_random(int policy, db **dbp, int64_t deadline_us, int *none) 
 static void evict_node(db *d, dnode *n) {
     db_key_gone(d, dn_key(n), dn_klen(n));
     dnode *u = db_unlink_node(d, dn_key(n), dn_klen(n));
-    touch_watched_key(d, dn_key(u), dn_klen(u));
-    db_free_node(u);
+    signal_deleted_key(d, dn_key(u), dn_klen(u));
     srv.stats.evictedkeys++;
+    db_event(d, DB_EV_EVICTED, dn_key(u), dn_klen(u));
+    db_free_node(u);
 }
 
 /* ---- the eviction run ------------------------------------------------------ */

@@ -11,6 +11,7 @@
 #include "config_internal.h"
 #include "evict.h"
 #include "info.h"
+#include "notify.h"
 #include "sbuf.h"
 #include "reply.h"
 #include "server.h"
@@ -205,6 +206,7 @@ static void config_set_cmd(client *c) {
     }
     if (rebind && config_port_changed) config_port_changed();
     if (maxmem) evict_maxmemory_changed(); /* starts evicting if the new limit is below usage */
+    notify_set_flags(srv.cfg.notify_keyspace_events);
     ok = 1;
 out:
     if (ok) reply_ok(c);
