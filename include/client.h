@@ -32,6 +32,17 @@
 #define CF_PUBSUB           0x20000   /* subscribed to >= 1 channel or pattern (pubsub.c) */
 #define CF_SCRIPT           0x40000   /* runs a script's redis.call commands: never blocks */
 #define CF_SCRIPT_CALLER    0x80000   /* its script is running: not read, not freed until it ends */
+/* client-side caching (tracking.h): CLIENT TRACKING ON and its options */
+#define CF_TRACKING          0x100000
+#define CF_TRACKING_BCAST    0x200000
+#define CF_TRACKING_OPTIN    0x400000
+#define CF_TRACKING_OPTOUT   0x800000
+#define CF_TRACKING_CACHING 0x1000000  /* CLIENT CACHING yes|no given for the next command */
+#define CF_TRACKING_NOLOOP  0x2000000
+#define CF_TRACKING_BROKEN  0x4000000  /* its REDIRECT client is gone */
+#define CF_MONITOR          0x8000000  /* MONITOR (monitor.h) */
+#define CF_OBEY            0x10000000  /* replays what a server already executed (the AOF loader):
+                                        * commands obey as Redis's mustObeyClient (XADD's LIMIT) */
 
 struct db;
 struct command;
@@ -68,6 +79,7 @@ typedef struct client {
     struct watched_key *watched; /* list of keys this client watches */
     struct block_state *bstate;  /* blocking.c: set while CF_BLOCKED */
     struct pubsub_state *pubsub; /* pubsub.c: channels and patterns, NULL if none */
+    struct tracking_state *tracking; /* tracking.c: redirect, prefixes; NULL until it tracks or is redirected to */
     /* identity & info */
     char *name;
     char *lib_name, *lib_ver;

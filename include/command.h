@@ -51,6 +51,8 @@
 #define PROP_NO_PROPAGATE   (1u << 6)   /* nothing of its own: its effects are the calls it makes (EXEC, EVAL) */
 #define PROP_EFFECT_EXPIRE  (1u << 7)   /* as PEXPIREAT / PERSIST / DEL of argv[1], from the key's state */
 #define PROP_EFFECT_SET     (1u << 8)   /* as SET argv[1] <value> [PXAT ms] (when it has options) */
+/* Blocking (blocking.h): re-run when a key it waits on is deleted too. */
+#define PROP_WAKE_ON_DELETE (1u << 9)
 
 typedef void cmd_proc(client *c);
 
@@ -152,6 +154,6 @@ void cmd_command(client *c);
 /* the command groups (each in its own file) */
 extern const command_group string_group, keys_group, conn_group, server_group, multi_group, introspection_group,
     config_group, slowlog_group, latency_group, hash_group, list_group, set_group, zset_group, pubsub_group,
-    dump_group;
+    dump_group, stream_group, stream_read_group, stream_info_group, stream_cg_group;
 
 #endif

@@ -20,6 +20,9 @@ void multi_reset_client(client *c);
 /* Called by every write to a key (including expiry and FLUSH): marks the
  * clients watching it. d NULL = every db. */
 void touch_watched_key(struct db *d, const char *key, size_t klen);
+/* The same for a key the server deleted by itself (expired, evicted): no
+ * client changed it (a BCAST NOLOOP client hears of it too). */
+void signal_deleted_key(struct db *d, const char *key, size_t klen);
 void touch_all_watched_keys(struct db *d);
 
 #endif

@@ -77,9 +77,18 @@ typedef struct server {
     /* state */
     int no_touch;                   /* current command must not update access times (CLIENT NO-TOUCH) */
     int shutdown_asap;
+    int cron_paused;                /* DEBUG PAUSE-CRON 1: the cron does nothing but keep the clock */
     int shutdown_nosave;
     long long dirty;
     size_t watched_keys;            /* number of (db,key) watch entries */
+    /* client-side caching and MONITOR (tracking.c, monitor.c) */
+    size_t tracking_clients;        /* clients with CLIENT TRACKING on */
+    size_t tracking_live;           /* keys in the tracking table + BCAST prefixes: 0 = key changes skip tracking */
+    size_t monitors;                /* clients in MONITOR mode */
+    size_t observers;               /* tracking clients + monitors (+1 while invalidations wait for a reply):
+                                     * non-zero, every command_call reports to tracking.c and monitor.c */
+    struct client *executing_client; /* the client of the innermost running command_call (a script's own
+                                      * client inside EVAL), NULL between commands */
     server_stats stats;
     uint64_t stat_peak_memory;
     int64_t accept_pause_until_ms;  /* EMFILE back-off */

@@ -1,6 +1,7 @@
 /* cmd_conn.c - connection commands: PING ECHO QUIT RESET HELLO AUTH SELECT
  * and the CLIENT container (ID SETNAME GETNAME SETINFO LIST INFO KILL REPLY
- * NO-EVICT NO-TOUCH PAUSE UNPAUSE GETREDIR TRACKINGINFO HELP).
+ * NO-EVICT NO-TOUCH PAUSE UNPAUSE HELP; TRACKING CACHING GETREDIR TRACKINGINFO
+ * are in tracking_cmd.c).
  *
  * These commands change per-connection state (protocol, db, name, auth,
  * reply mode) or look at the list of clients. Reply bytes and error texts
@@ -18,10 +19,12 @@
 #include "client.h"
 #include "command.h"
 #include "db.h"
+#include "monitor.h"
 #include "multi.h"
 #include "pubsub.h"
 #include "reply.h"
 #include "server.h"
+#include "tracking.h"
 #include "util.h"
 #include "zmalloc.h"
 
@@ -104,6 +107,8 @@ static void cmd_quit(client *c) {
 /* RESET: back to the state of a fresh connection (Redis 7.2 semantics:
  * NO-EVICT and NO-TOUCH are turned off too; library name/version are kept). */
 static void cmd_reset(client *c) {
+    monitor_leave(c);
+    tracking_disable(c);
     multi_reset_client(c);
     pubsub_client_reset(c);
     client_set_db(c, 0);
@@ -121,6 +126,8 @@ static void cmd_auth(client *c) {
         reply_err_syntax(c);
         return;
     }
+    monitor_redact_arg(1); /* as Redis: MONITOR shows "(redacted)" */
+    if (c->argc == 3) monitor_redact_arg(2);
     span user = {"default", 7}, pass = c->argv[c->argc - 1];
     if (c->argc == 2) {
         if (!requirepass_set()) {
@@ -157,6 +164,23 @@ static void cmd_select(client *c) {
     reply_ok(c);
 }
 
+/* MONITOR shows HELLO's AUTH arguments as "(redacted)": those of every
+ * AUTH Redis parses before the first bad option. */
+static void hello_redact(client *c) {
+    for (int j = 2; j < c->argc; j++) {
+        int more = c->argc - 1 - j;
+        if (span_eq_nocase(c->argv[j], "auth") && more >= 2) {
+            monitor_redact_arg(j + 1);
+            monitor_redact_arg(j + 2);
+            j += 2;
+        } else if (span_eq_nocase(c->argv[j], "setname") && more >= 1) {
+            j++;
+        } else {
+            return;
+        }
+    }
+}
+
 /* HELLO [protover [AUTH user pass] [SETNAME name]]: options are applied in
  * order, as Redis 7.0 does (an AUTH before a bad option stays applied). */
 static void cmd_hello(client *c) {
@@ -171,6 +195,7 @@ static void cmd_hello(client *c) {
             return;
         }
     }
+    hello_redact(c);
     for (int j = 2; j < c->argc; j++) {
         int more = c->argc - 1 - j;
         if (span_eq_nocase(c->argv[j], "auth") && more >= 2) {
@@ -517,9 +542,6 @@ static void client_pause(client *c) {
 
 static void client_unpause(client *c) { reply_ok(c); }
 
-/* Client-side caching is never enabled: the answers of a client without it. */
-static void client_getredir(client *c) { reply_int(c, -1); }
-
 /* CLIENT UNBLOCK id [TIMEOUT|ERROR]: the reason is checked before the id. */
 static void client_unblock(client *c) {
     if (c->argc > 4) {
@@ -551,19 +573,10 @@ static void client_unblock(client *c) {
     reply_int(c, 0);
 }
 
-static void client_trackinginfo(client *c) {
-    reply_map(c, 3);
-    reply_bulk_cstr(c, "flags");
-    reply_set(c, 1);
-    reply_bulk_cstr(c, "off");
-    reply_bulk_cstr(c, "redirect");
-    reply_int(c, -1);
-    reply_bulk_cstr(c, "prefixes");
-    reply_array(c, 0);
-}
-
 static const char *const client_help_lines[] = {
     "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    "CACHING (YES|NO)",
+    "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
     "GETNAME",
     "    Return the name of the current connection.",
     "GETREDIR",
@@ -610,6 +623,9 @@ static const char *const client_help_lines[] = {
     "    * LIB-VER: the client lib version.",
     "UNBLOCK <clientid> [TIMEOUT|ERROR]",
     "    Unblock the specified blocked client.",
+    "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+    "         [OPTIN] [OPTOUT] [NOLOOP]",
+    "    Control server assisted client side caching.",
     "TRACKINGINFO",
     "    Report tracking status for the current connection.",
     "NO-EVICT (ON|OFF)",
@@ -630,9 +646,12 @@ static void client_help(client *c) { reply_help(c, client_help_lines); }
 #define F_NOAUTH (CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_NO_AUTH | CMD_ALLOW_BUSY)
 
 static command client_subcommands[] = {
+    CMD("caching", client_caching_cmd, 3, .flags = F_CLI, .acl = "slow connection",
+        .summary = "Instruct the server about tracking or not keys in the next request", .since = "6.0.0",
+        .complexity = "O(1)"),
     CMD("getname", client_getname, 2, .flags = F_CLI, .acl = "slow connection",
         .summary = "Get the current connection name", .since = "2.6.9", .complexity = "O(1)"),
-    CMD("getredir", client_getredir, 2, .flags = F_CLI, .acl = "slow connection",
+    CMD("getredir", client_getredir_cmd, 2, .flags = F_CLI, .acl = "slow connection",
         .summary = "Get tracking notifications redirection client ID if any", .since = "6.0.0", .complexity = "O(1)"),
     CMD("help", client_help, 2, .flags = CMD_LOADING | CMD_STALE, .acl = "slow connection",
         .summary = "Show helpful text about the different subcommands", .since = "5.0.0", .complexity = "O(1)"),
@@ -659,7 +678,10 @@ static command client_subcommands[] = {
         .summary = "Sets information specific to the client or connection.", .since = "7.2.0", .complexity = "O(1)"),
     CMD("setname", client_setname, 3, .flags = F_CLI, .acl = "slow connection",
         .summary = "Set the current connection name", .since = "2.6.9", .complexity = "O(1)"),
-    CMD("trackinginfo", client_trackinginfo, 2, .flags = F_CLI, .acl = "slow connection",
+    CMD("tracking", client_tracking_cmd, -3, .flags = F_CLI, .acl = "slow connection",
+        .summary = "Enable or disable server assisted client side caching support", .since = "6.0.0",
+        .complexity = "O(1). Some options may introduce additional complexity."),
+    CMD("trackinginfo", client_trackinginfo_cmd, 2, .flags = F_CLI, .acl = "slow connection",
         .summary = "Return information about server assisted client side caching for the current connection",
         .since = "6.2.0", .complexity = "O(1)"),
     CMD("unblock", client_unblock, -3, .flags = F_CLI_ADMIN, .acl = "admin slow dangerous connection",

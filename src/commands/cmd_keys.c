@@ -18,8 +18,10 @@
 #include "dict.h"
 #include "evict.h"
 #include "multi.h"
+#include "notify.h"
 #include "reply.h"
 #include "server.h"
+#include "tracking.h"
 #include "util.h"
 #include "zmalloc.h"
 
@@ -52,22 +54,26 @@ static void nvec_push(nvec *a, dnode *n) {
 }
 
 /* Read lookup counting hits/misses without updating the access time
- * (Redis's LOOKUP_NOTOUCH): EXISTS, TYPE, OBJECT. */
+ * (Redis's LOOKUP_NOTOUCH): EXISTS, TYPE; a miss raises "keymiss". */
 static dnode *lookup_notouch(client *c, const span *k) {
-    dnode *n = db_lookup(c->db, k->p, k->len);
-    if (n) srv.stats.keyspace_hits++;
-    else srv.stats.keyspace_misses++;
-    return n;
+    return db_lookup_read_notouch(c->db, k->p, k->len, 1);
+}
+
+/* The same for OBJECT, whose misses raise nothing (LOOKUP_NONOTIFY). */
+static dnode *lookup_object(client *c, const span *k) {
+    return db_lookup_read_notouch(c->db, k->p, k->len, 0);
 }
 
 /* Delete an expired node through the lazy-expiry path (which counts it and
- * touches watchers). The key is copied first: the node is freed meanwhile. */
-static void expire_node_now(db *d, dnode *n) {
+ * touches watchers); read: through a read lookup, which also counts (and
+ * notifies) a miss. The key is copied first: the node is freed meanwhile. */
+static void expire_node_now(db *d, dnode *n, int read) {
     char buf[256];
     size_t klen = dn_klen(n);
     char *k = klen <= sizeof buf ? buf : zmalloc(klen);
     memcpy(k, dn_key(n), klen);
-    db_lookup_write(d, k, klen);
+    if (read) db_lookup_read_notouch(d, k, klen, 1);
+    else db_lookup_write(d, k, klen);
     if (k != buf) zfree(k);
 }
 
@@ -105,6 +111,7 @@ static void del_generic(client *c) {
             touch_watched_key(d, k.p, k.len);
             srv.dirty++;
             deleted++;
+            notify_key(NOTIFY_GENERIC, "del", d->id, k);
         }
     }
     reply_int(c, deleted);
@@ -152,10 +159,12 @@ static void rename_generic(client *c, int nx) {
     }
     dnode *n = db_unlink_node(d, src.p, src.len);
     n = db_insert_node(d, n, dst.p, dst.len);   /* keeps value, expiry, lru */
-    if (n->type == OBJ_LIST || n->type == OBJ_ZSET) signal_key_ready(d, dst.p, dst.len);
+    if (n->type == OBJ_LIST || n->type == OBJ_ZSET || n->type == OBJ_STREAM) signal_key_ready(d, dst.p, dst.len);
     touch_watched_key(d, src.p, src.len);
     touch_watched_key(d, dst.p, dst.len);
     srv.dirty++;
+    notify_key(NOTIFY_GENERIC, "rename_from", d->id, src);
+    notify_key(NOTIFY_GENERIC, "rename_to", d->id, dst);
     if (nx) reply_int(c, 1);
     else reply_ok(c);
 }
@@ -202,10 +211,11 @@ static void cmd_copy(client *c) {
     if (dn_expire(copy) != exp)
         copy = exp == -1 ? db_persist(dst, copy) : db_set_expire(dst, copy, exp);
     evict_stamp_new(copy);                         /* a new object */
-    if (copy->type == OBJ_LIST || copy->type == OBJ_ZSET) signal_key_ready(dst, newkey.p, newkey.len);
+    if (copy->type == OBJ_LIST || copy->type == OBJ_ZSET || copy->type == OBJ_STREAM) signal_key_ready(dst, newkey.p, newkey.len);
     if (copy->type == OBJ_STRING && copy->enc == ENC_INT) copy->flags |= DN_NOSHARE;
     touch_watched_key(dst, newkey.p, newkey.len);
     srv.dirty++;
+    notify_key(NOTIFY_GENERIC, "copy_to", dst->id, newkey);
     reply_int(c, 1);
 }
 
@@ -229,10 +239,12 @@ static void cmd_move(client *c) {
     }
     dnode *n = db_unlink_node(src, k.p, k.len);
     n = db_insert_node(dst, n, k.p, k.len);
-    if (n->type == OBJ_LIST || n->type == OBJ_ZSET) signal_key_ready(dst, k.p, k.len);
+    if (n->type == OBJ_LIST || n->type == OBJ_ZSET || n->type == OBJ_STREAM) signal_key_ready(dst, k.p, k.len);
     touch_watched_key(src, k.p, k.len);
     touch_watched_key(dst, k.p, k.len);
     srv.dirty++;
+    notify_key(NOTIFY_GENERIC, "move_from", src->id, k);
+    notify_key(NOTIFY_GENERIC, "move_to", dst->id, k);
     reply_int(c, 1);
 }
 
@@ -303,8 +315,7 @@ static int parse_scan_opts(client *c, scan_opts *o) {
 static int scan_filtered(db *d, const scan_opts *o, dnode *n) {
     if (o->use_pat && !glob_match(o->pat.p, o->pat.len, dn_key(n), dn_klen(n), 0)) return 1;
     if (db_is_expired(n)) {
-        if (o->use_type) srv.stats.keyspace_misses++;
-        expire_node_now(d, n);
+        expire_node_now(d, n, o->use_type); /* TYPE: Redis's type check is a read lookup */
         return 1;
     }
     if (o->use_type) {
@@ -351,7 +362,7 @@ static void cmd_randomkey(client *c) {
         dnode *n = dict_random(&d->keys);
         if (!n) { reply_null(c); return; }
         if (db_is_expired(n) && tries < 1000) {
-            expire_node_now(d, n);
+            expire_node_now(d, n, 0);
             continue;
         }
         reply_bulk(c, dn_key(n), dn_klen(n));
@@ -381,14 +392,18 @@ static long long flush_one(db *d) {
 static void cmd_flushdb(client *c) {
     if (parse_flush_flags(c) < 0) return;
     touch_all_watched_keys(c->db);          /* before: it checks what exists */
+    tracking_invalidate_all();
     srv.dirty += flush_one(c->db);
+    blocking_signal_db(c->db);
     reply_ok(c);
 }
 
 static void cmd_flushall(client *c) {
     if (parse_flush_flags(c) < 0) return;
     touch_all_watched_keys(NULL);
+    tracking_invalidate_all();
     for (int i = 0; i < db_count(); i++) srv.dirty += flush_one(db_get(i));
+    blocking_signal_db(NULL);
     srv.dirty++;
     reply_ok(c);
 }
@@ -447,13 +462,13 @@ static void cmd_object(client *c) {
 }
 
 static void cmd_object_encoding(client *c) {
-    dnode *n = lookup_notouch(c, &c->argv[2]);
+    dnode *n = lookup_object(c, &c->argv[2]);
     if (!n) { reply_null(c); return; }
     reply_bulk_cstr(c, obj_enc_name(n));
 }
 
 static void cmd_object_freq(client *c) {
-    dnode *n = lookup_notouch(c, &c->argv[2]);
+    dnode *n = lookup_object(c, &c->argv[2]);
     if (!n) { reply_null(c); return; }
     if (!evict_lfu_active()) {
         reply_error(c, "ERR An LFU maxmemory policy is not selected, access frequency not tracked. "
@@ -465,7 +480,7 @@ static void cmd_object_freq(client *c) {
 }
 
 static void cmd_object_idletime(client *c) {
-    dnode *n = lookup_notouch(c, &c->argv[2]);
+    dnode *n = lookup_object(c, &c->argv[2]);
     if (!n) { reply_null(c); return; }
     if (evict_lfu_active()) {
         reply_error(c, "ERR An LFU maxmemory policy is selected, idle time not tracked. "
@@ -481,7 +496,7 @@ static void cmd_object_idletime(client *c) {
 /* Redis shares the integers 0..9999 (refcount INT_MAX) unless maxmemory is
  * set with an LRU/LFU policy; every other value has refcount 1. */
 static void cmd_object_refcount(client *c) {
-    dnode *n = lookup_notouch(c, &c->argv[2]);
+    dnode *n = lookup_object(c, &c->argv[2]);
     if (!n) { reply_null(c); return; }
     long long v;
     if (n->type == OBJ_STRING && n->enc == ENC_INT && !(n->flags & DN_NOSHARE) &&

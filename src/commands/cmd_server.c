@@ -25,6 +25,7 @@
 #include "db.h"
 #include "evict.h"
 #include "dict.h"
+#include "monitor.h"
 #include "reply.h"
 #include "server.h"
 #include "util.h"
@@ -241,6 +242,13 @@ static void debug_set_active_expire(client *c) {
     reply_ok(c);
 }
 
+/* DEBUG PAUSE-CRON 0|1 (Redis's test hook: no periodic work while paused). */
+static void debug_pause_cron(client *c) {
+    char buf[32];
+    srv.cron_paused = atoi(span_cstr(buf, sizeof buf, c->argv[2])) != 0;
+    reply_ok(c);
+}
+
 /* DEBUG ERROR text: the text is replied as an error, verbatim (CR/LF made
  * spaces). As in Redis it is not counted in the error statistics. */
 static void debug_error(client *c) {
@@ -265,6 +273,8 @@ static const char *const debug_help_lines[] = {
     "    Flush the AOF buffers on disk and reload the AOF in memory.",
     "OBJECT <key>",
     "    Show low level info about `key` and associated value.",
+    "PAUSE-CRON <0|1>",
+    "    Stop periodic cron job processing.",
     "SET-ACTIVE-EXPIRE <0|1>",
     "    Setting it to 0 disables expiring keys in background when they are not",
     "    accessed (otherwise the Redis behavior). Setting it to 1 reenables back the",
@@ -396,6 +406,7 @@ static void cmd_debug(client *c) {
     if (c->argc == 2 && span_eq_nocase(sub, "help")) reply_help(c, debug_help_lines);
     else if (c->argc == 3 && span_eq_nocase(sub, "sleep")) debug_sleep(c);
     else if (c->argc == 3 && span_eq_nocase(sub, "set-active-expire")) debug_set_active_expire(c);
+    else if (c->argc == 3 && span_eq_nocase(sub, "pause-cron")) debug_pause_cron(c);
     else if (c->argc == 3 && span_eq_nocase(sub, "object")) debug_object(c);
     else if (c->argc == 3 && span_eq_nocase(sub, "error")) debug_error(c);
     else if (span_eq_nocase(sub, "reload")) debug_reload(c);
@@ -443,6 +454,8 @@ static command server_commands[] = {
         .summary = "Get information and statistics about the server", .since = "1.0.0", .complexity = "O(1)"),
     CMD("memory", memory_container, -2, .acl = "slow", .summary = "A container for memory diagnostics commands",
         .since = "4.0.0", .complexity = "Depends on subcommand.", .subcmds = memory_subcommands),
+    CMD("monitor", cmd_monitor, 1, .flags = F_ADMIN, .acl = "admin slow dangerous",
+        .summary = "Listen for all requests received by the server in real time", .since = "1.0.0"),
     CMD("role", cmd_role, 1, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST, .acl = "admin fast dangerous",
         .summary = "Return the role of the instance in the context of replication", .since = "2.8.12",
         .complexity = "O(1)"),

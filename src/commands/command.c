@@ -13,10 +13,12 @@
 #include "dict.h"
 #include "evict.h"
 #include "latency.h"
+#include "monitor.h"
 #include "multi.h"
 #include "persist.h"
 #include "propagate.h"
 #include "pubsub.h"
+#include "tracking.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -265,13 +267,20 @@ void command_call(client *c, command *cmd) {
     c->cmd = cmd;
     c->lastcmd = cmd; /* CLIENT LIST shows the running command as cmd= */
     srv.no_touch = (c->flags & CF_NO_TOUCH) && strcmp(cmd->name, "touch") != 0;
+    client *outer = srv.executing_client;
+    srv.executing_client = c;
     call_proc(c, cmd);
+    srv.executing_client = outer;
     cmd->calls++;
     if (srv.stats.total_error_replies != errs) cmd->failed_calls++;
     srv.stats.numcommands++;
     c->tot_cmds++;
     c->lastcmd = cmd;
     prop_leave(&pf, c, cmd);
+    if (srv.observers) { /* MONITOR, client-side caching */
+        monitor_after_call(c, cmd);
+        tracking_after_call(c, cmd, outer == NULL);
+    }
 }
 
 void command_dispatch(client *c) {
@@ -283,7 +292,7 @@ void command_dispatch_resolved(client *c, command *cmd) {
     /* the common case first: none of the checks below applies (with
      * maxmemory set, every command takes the checked path: eviction first) */
     if (!(c->flags & (CF_REPLY_SKIP_NEXT | CF_REPLY_SKIP | CF_MULTI | CF_PUBSUB)) && (c->flags & CF_AUTHENTICATED) &&
-        cmd && !srv.cfg.maxmemory && !srv.rdb_bgsave_failed && !srv.aof_write_failed && !srv.loading && !srv.script_busy && command_arity_ok(cmd, c->argc)) {
+        cmd && !srv.observers && !srv.cfg.maxmemory && !srv.rdb_bgsave_failed && !srv.aof_write_failed && !srv.loading && !srv.script_busy && command_arity_ok(cmd, c->argc)) {
         command_call(c, cmd);
         c->flags &= ~CF_REPLY_SKIP;
         if (blocking_ready_pending) blocking_handle_ready();
@@ -346,10 +355,15 @@ void command_dispatch_resolved(client *c, command *cmd) {
         reject(c, cmd, "OOM", "command not allowed when used memory > 'maxmemory'.");
         goto done;
     }
+    if (srv.tracking_clients) tracking_limit_table();
     if ((c->flags & CF_PUBSUB) && c->resp == 2 && !pubsub_allowed_in_context(cmd)) {
         char msg[192];
         pubsub_context_error(msg, sizeof msg, cmd);
         reject(c, cmd, "ERR", msg);
+        goto done;
+    }
+    if ((c->flags & CF_MONITOR) && (cmd->flags & (CMD_WRITE | CMD_READONLY | CMD_MAY_REPLICATE))) {
+        reject(c, cmd, "ERR", "Replica can't interact with the keyspace");
         goto done;
     }
     if ((c->flags & CF_MULTI) && !(cmd->props & PROP_TX_CONTROL)) {
@@ -360,4 +374,5 @@ void command_dispatch_resolved(client *c, command *cmd) {
     if (blocking_ready_pending) blocking_handle_ready();
 done:
     c->flags &= ~CF_REPLY_SKIP;
+    if (c->flags & CF_TRACKING_CACHING) tracking_command_done(c, cmd);
 }

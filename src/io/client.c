@@ -30,11 +30,13 @@
 #include "command.h"
 #include "db.h"
 #include "latency.h"
+#include "monitor.h"
 #include "multi.h"
 #include "pubsub.h"
 #include "outlimit.h"
 #include "reply.h"
 #include "server.h"
+#include "tracking.h"
 #include "zmalloc.h"
 #include <errno.h>
 #include <stdio.h>
@@ -108,6 +110,8 @@ void client_free(client *c) {
     }
     multi_reset_client(c);
     pubsub_client_reset(c);
+    monitor_leave(c);
+    if (c->tracking) tracking_client_free(c);
     if (c->prev) c->prev->next = c->next;
     else srv.clients = c->next;
     if (c->next) c->next->prev = c->prev;
@@ -467,12 +471,8 @@ static void read_failed(client *c, ssize_t n) {
     client_free(c);
 }
 
-static void client_readable(evloop *el, int fd, void *data, int mask) {
-    client *c = data;
+static void read_and_process(client *c, int fd) {
     ssize_t n;
-    if (c->flags & (CF_INPUT_DEFERRED | CF_SCRIPT_CALLER)) return; /* its next pass comes first (see the top) */
-    srv.now_ms = ev_now_ms();
-    srv.current_client = c;
     if (c->qlen == c->qpos && !srv.script_busy) {
         /* no partial request: read into the shared buffer (not while a busy
          * script's caller is still processing its own input from it) */
@@ -516,6 +516,17 @@ static void client_readable(evloop *el, int fd, void *data, int mask) {
         }
         client_process_input(c);
     }
+}
+
+/* srv.current_client is the client whose input is processed, NULL between
+ * (client-side caching tells a client's own changes from the cron's). */
+static void client_readable(evloop *el, int fd, void *data, int mask) {
+    client *c = data;
+    if (c->flags & (CF_INPUT_DEFERRED | CF_SCRIPT_CALLER)) return; /* its next pass comes first (see the top) */
+    srv.now_ms = ev_now_ms();
+    srv.current_client = c;
+    read_and_process(c, fd);
+    srv.current_client = NULL;
 }
 
 void (*client_write_barrier)(void) = NULL;
@@ -585,11 +596,15 @@ size_t client_memory_usage(const client *c) {
 
 size_t client_info_line(client *c, char *buf, size_t cap) {
     int64_t now = srv.now_ms;
-    char flags[16];
+    char flags[24];
     size_t f = 0;
+    if (c->flags & CF_MONITOR) flags[f++] = 'O';
     if (c->flags & CF_PUBSUB) flags[f++] = 'P';
     if (c->flags & CF_MULTI) flags[f++] = 'x';
     if (c->flags & CF_BLOCKED) flags[f++] = 'b';
+    if (c->flags & CF_TRACKING) flags[f++] = 't';
+    if (c->flags & CF_TRACKING_BROKEN) flags[f++] = 'R';
+    if (c->flags & CF_TRACKING_BCAST) flags[f++] = 'B';
     if (c->flags & CF_DIRTY_CAS) flags[f++] = 'd';
     if (c->flags & CF_CLOSE_AFTER_REPLY) flags[f++] = 'c';
     if (c->flags & CF_CLOSE_ASAP) flags[f++] = 'A';
@@ -601,13 +616,13 @@ size_t client_info_line(client *c, char *buf, size_t cap) {
     int n = snprintf(buf, cap,
                      "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%zu psub=%zu "
                      "ssub=%zu multi=%d qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=0 rbs=%zu rbp=%zu obl=0 oll=0 "
-                     "omem=%zu tot-mem=%zu events=%s cmd=%s user=default redir=-1 resp=%d lib-name=%s lib-ver=%s",
+                     "omem=%zu tot-mem=%zu events=%s cmd=%s user=default redir=%lld resp=%d lib-name=%s lib-ver=%s",
                      (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "",
                      (long long)((now - c->ctime_ms) / 1000), (long long)((now - c->last_interaction_ms) / 1000), flags,
                      c->db ? c->db->id : 0, subs.channels, subs.patterns, subs.shard,
                      (c->flags & CF_MULTI) ? c->mcount : -1, c->input_left ? c->input_left : c->qlen - c->qpos, c->qcap - c->qlen, c->qcap, c->qcap, c->out.used, client_memory_usage(c),
                      (c->fd >= 0 && (ev_get_mask(srv.el, c->fd) & EV_WRITABLE)) ? "rw" : "r",
-                     c->lastcmd ? c->lastcmd->fullname : "NULL", c->resp, c->lib_name ? c->lib_name : "",
+                     c->lastcmd ? c->lastcmd->fullname : "NULL", tracking_client_redirect(c), c->resp, c->lib_name ? c->lib_name : "",
                      c->lib_ver ? c->lib_ver : "");
     if (n < 0) return 0;
     return (size_t)n < cap ? (size_t)n : cap - 1;

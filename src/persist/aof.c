@@ -33,6 +33,7 @@
 #include "reply.h"
 #include "sbuf.h"
 #include "server.h"
+#include "tracking.h"
 #include "zmalloc.h"
 
 #include <errno.h>
@@ -640,6 +641,7 @@ int aof_debug_loadaof(char *err, size_t errlen) {
         return -1;
     }
     sync_now();
+    tracking_invalidate_all(); /* as Redis's emptyData: every cached key is gone */
     for (int i = 0; i < db_count(); i++) db_flush(db_get(i));
     rdb_flush_functions();
     as.cur_size = 0;

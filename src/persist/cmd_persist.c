@@ -15,6 +15,7 @@
 #include "reply.h"
 #include "sbuf.h"
 #include "server.h"
+#include "tracking.h"
 #include "util.h"
 #include "zmalloc.h"
 #include <errno.h>
@@ -308,6 +309,7 @@ int persist_debug_reload(unsigned opts, char *err, size_t errlen) {
         return -1;
     }
     if (!(opts & RELOAD_NOFLUSH)) {
+        tracking_invalidate_all(); /* as Redis's emptyData: every cached key is gone */
         for (int i = 0; i < db_count(); i++) db_flush(db_get(i));
         rdb_flush_functions();
     }

@@ -14,6 +14,7 @@
  * CRC-64), so payloads move between ferry and redis-server.
  */
 #include "command.h"
+#include "monitor.h"
 #include "rdb.h"
 #include "rdb_io.h"
 #include "reply.h"
@@ -214,6 +215,7 @@ void functions_flush(void) { flush_all(); }
 /* ---- FCALL --------------------------------------------------------------------- */
 
 static void fcall_generic(client *c, int ro) {
+    monitor_feed(c); /* before its commands, whatever follows (FCALL is skip-monitor) */
     long long numkeys;
     if (!str_to_ll(c->argv[2].p, c->argv[2].len, &numkeys)) {
         reply_error(c, "ERR Bad number of keys provided");

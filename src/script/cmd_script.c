@@ -11,6 +11,7 @@
 #include "dict.h"
 #include "reply.h"
 #include "evict.h"
+#include "monitor.h"
 #include "script.h"
 #include "splitargs.h"
 #include "server.h"
@@ -108,6 +109,7 @@ static int sha_arg(span s, char out[SHA1_HEX_LEN + 1]) {
 
 static void eval_generic(client *c, int by_sha, int ro) {
     long long numkeys;
+    monitor_feed(c); /* before its commands, whatever follows (EVAL is skip-monitor) */
     if (!str_to_ll(c->argv[2].p, c->argv[2].len, &numkeys)) {
         reply_err_notint(c);
         return;

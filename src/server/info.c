@@ -35,6 +35,7 @@
 #include "reply.h"
 #include "script.h"
 #include "server.h"
+#include "tracking.h"
 #include "zmalloc.h"
 
 
@@ -223,8 +224,9 @@ static void sec_clients(sbuf *b) {
     sb_addf(b,
               "connected_clients:%zu\r\ncluster_connections:0\r\nmaxclients:%lld\r\n"
               "client_recent_max_input_buffer:%zu\r\nclient_recent_max_output_buffer:%zu\r\n"
-              "blocked_clients:%zu\r\ntracking_clients:0\r\nclients_in_timeout_table:%zu\r\n",
-              n, srv.cfg.maxclients, max_in, max_out, srv.blocked_clients, blocking_timeout_count());
+              "blocked_clients:%zu\r\ntracking_clients:%zu\r\nclients_in_timeout_table:%zu\r\n",
+              n, srv.cfg.maxclients, max_in, max_out, srv.blocked_clients, srv.tracking_clients,
+              blocking_timeout_count());
 }
 
 static void sec_memory(sbuf *b) {
@@ -300,12 +302,13 @@ static void sec_stats(sbuf *b) {
               "total_forks:%llu\r\nmigrate_cached_sockets:0\r\nslave_expires_tracked_keys:0\r\n"
               "active_defrag_hits:0\r\nactive_defrag_misses:0\r\nactive_defrag_key_hits:0\r\n"
               "active_defrag_key_misses:0\r\ntotal_active_defrag_time:0\r\ncurrent_active_defrag_time:0\r\n"
-              "tracking_total_keys:0\r\ntracking_total_items:0\r\ntracking_total_prefixes:0\r\n"
+              "tracking_total_keys:%zu\r\ntracking_total_items:%zu\r\ntracking_total_prefixes:%zu\r\n"
               "unexpected_error_replies:%llu\r\ntotal_error_replies:%llu\r\ndump_payload_sanitizations:0\r\n"
               "total_reads_processed:%llu\r\ntotal_writes_processed:%llu\r\nio_threaded_reads_processed:0\r\n"
               "io_threaded_writes_processed:0\r\nreply_buffer_shrinks:0\r\nreply_buffer_expands:0\r\n",
               pubsub_channel_count(), pubsub_pattern_count(), pubsub_shard_channel_count(), srv.latest_fork_usec,
-              (unsigned long long)s->total_forks, (unsigned long long)s->unexpected_error_replies, (unsigned long long)s->total_error_replies,
+              (unsigned long long)s->total_forks, tracking_table_keys(), tracking_table_items(), tracking_prefix_count(),
+              (unsigned long long)s->unexpected_error_replies, (unsigned long long)s->total_error_replies,
               (unsigned long long)s->reads, (unsigned long long)s->writes);
 }
 

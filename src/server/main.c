@@ -11,11 +11,13 @@
 #include "info.h"
 #include "latency.h"
 #include "metrics.h"
+#include "notify.h"
 #include "outlimit.h"
 #include "persist.h"
 #include "registry.h"
 #include "reply.h"
 #include "server.h"
+#include "tracking.h"
 #include "zmalloc.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -45,10 +47,10 @@ static void setup_signals(void) {
 }
 
 /* A client idle for more than `timeout` seconds is closed, unless it waits
- * in a blocking command or is subscribed (as Redis: those are expected to
- * be quiet). */
+ * in a blocking command, is subscribed or is a monitor (as Redis: those are
+ * expected to be quiet). */
 static int client_timed_out(const client *c, int64_t limit_ms) {
-    if (limit_ms <= 0 || (c->flags & (CF_BLOCKED | CF_PUBSUB))) return 0;
+    if (limit_ms <= 0 || (c->flags & (CF_BLOCKED | CF_PUBSUB | CF_MONITOR))) return 0;
     return srv.now_ms - c->last_interaction_ms > limit_ms;
 }
 
@@ -102,6 +104,7 @@ static void signal_shutdown(void) {
 static long server_cron(evloop *el, long long id, void *data) {
     srv.now_ms = ev_now_ms();
     srv.lruclock = (uint32_t)(srv.now_ms / 1000);
+    if (srv.cron_paused) return 1000 / (srv.cfg.hz > 0 ? srv.cfg.hz : 10); /* DEBUG PAUSE-CRON */
     long period_us = 1000000 / (srv.cfg.hz > 0 ? srv.cfg.hz : 10);
     int64_t expire_t0 = ev_mono_us();
     db_active_expire(period_us / 4); /* at most 25% of the CPU, as Redis's slow cycle */
@@ -110,6 +113,7 @@ static long server_cron(evloop *el, long long id, void *data) {
     clients_cron();
     clients_memory_grew(); /* a lowered maxmemory-clients, or growth no hook saw, is noticed within a cron period */
     blocking_handle_timeouts(srv.now_ms);
+    if (srv.tracking_clients) tracking_limit_table(); /* a limit lowered by CONFIG SET applies while idle */
     size_t used = zmalloc_used();
     if (used > srv.stat_peak_memory) srv.stat_peak_memory = used;
     info_cron_sample();
@@ -124,6 +128,7 @@ static void before_sleep(evloop *el) {
     clients_process_deferred();
     clients_evict_for_memory();
     clients_free_closed();
+    tracking_broadcast();
     clients_flush_pending();
     clients_free_closed();
     if (srv.deferred_input) el->dont_wait = 1; /* their next pass is due at once */
@@ -223,6 +228,7 @@ int main(int argc, char **argv) {
     srv.el->before_sleep = before_sleep;
     db_init_all(srv.cfg.databases);
     registry_init();
+    notify_set_flags(srv.cfg.notify_keyspace_events); /* the configured classes, now that the hooks are set */
     latency_clock_init();
     if (chdir(srv.cfg.dir) != 0) {
         server_log(LOG_WARNING_, "Can't chdir to '%s': %s", srv.cfg.dir, strerror(errno));

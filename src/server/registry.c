@@ -16,6 +16,7 @@
 #include "db.h"
 #include "dict.h"
 #include "evict.h"
+#include "notify.h"
 #include "persist.h"
 #include "propagate.h"
 #include "rdb.h"
@@ -23,6 +24,7 @@
 #include "t_hash.h"
 #include "t_list.h"
 #include "t_set.h"
+#include "t_stream.h"
 #include "t_zset.h"
 
 void registry_value_types(void) {
@@ -30,6 +32,7 @@ void registry_value_types(void) {
     set_register_type();
     hash_register_type();
     zset_register_type();
+    stream_register_type();
 }
 
 void registry_commands(void) {
@@ -37,7 +40,7 @@ void registry_commands(void) {
         &string_group, &keys_group,   &conn_group, &server_group, &multi_group,
         &introspection_group, &config_group, &slowlog_group, &latency_group, /* LATENCY and STATS */
         &hash_group,   &list_group,   &set_group,  &zset_group,   &pubsub_group, &persist_group, &script_group, &function_group,
-        &dump_group,   &aof_group,
+        &dump_group,   &aof_group, &stream_group, &stream_read_group, &stream_info_group, &stream_cg_group,
     };
     commands_init(groups, sizeof groups / sizeof groups[0]);
 }
@@ -45,6 +48,7 @@ void registry_commands(void) {
 void registry_hooks(void) {
     dict_expand_veto = evict_expand_veto;
     db_set_key_gone_hook(prop_key_gone);
+    db_set_event_hook(notify_db_event);
     client_write_barrier = aof_write_barrier;
     config_aof_changed = aof_config_changed;
     rdb_set_function_hooks(functions_rdb_save, functions_rdb_load, functions_flush);

@@ -26,14 +26,16 @@ KNOWN = {
         "db.c t_hash.c t_list.c t_set.c t_zset.c client.c client_evict.c net.c outlimit.c reply.c "
         "blocking.c cmd_conn.c cmd_dump.c cmd_expire.c cmd_hash.c cmd_keys.c cmd_list.c cmd_server.c cmd_set.c "
         "cmd_set_ops.c cmd_string.c cmd_zset.c cmd_zset_pop.c cmd_zset_store.c command.c command_info.c multi.c "
-        "propagate.c pubsub.c aof.c aof_load.c cmd_persist.c rdb.c rdb_value.c cmd_function.c cmd_script.c "
-        "script_lua.c").split()},
+        "propagate.c pubsub.c tracking.c tracking_cmd.c monitor.c aof.c aof_load.c cmd_persist.c rdb.c rdb_value.c cmd_function.c cmd_script.c "
+        "script_lua.c cmd_stream.c cmd_stream_cg.c cmd_stream_info.c cmd_stream_read.c").split()},
     **{(f, "config"): "configuration values read by name" for f in (
         "client_evict.c outlimit.c cmd_server.c aof.c cmd_persist.c rdb.c rdb_value.c script_lua.c").split()},
     # the io layer hands every parsed request to the dispatcher
     ("client.c", "command"): "dispatch", ("client.c", "blocking"): "blocked clients",
     ("client.c", "multi"): "transaction state freed with the client",
     ("client.c", "pubsub"): "subscriptions freed with the client",
+    ("client.c", "tracking"): "client-side caching state freed with the client, CLIENT LIST redir=",
+    ("client.c", "monitor"): "a monitor leaves the monitors when freed",
     ("client.c", "latency"): "batch sizes recorded per pass",
     ("reply.c", "command"): "error statistics per command",
     # keys touched and deleted by the keyspace wake WATCH and count as misses
