@@ -124,7 +124,7 @@ fuzz-replay: $(FUZZ_BINS)
 	    tail -40 $(FUZZ_DIR)/$$n.replay.log; exit 1; fi; done
 
 # ---- benchmarks (issue: throughput model) -------------------------------------
-.PHONY: bench bench-smoke bench-persistence bench-aof bench-scripting
+.PHONY: bench bench-smoke bench-persistence bench-aof bench-streams bench-scripting
 bench: deps $(SERVER) $(BENCH) $(NULLSRV)
 	.venv/bin/python scripts/bench_all.py
 
@@ -136,6 +136,10 @@ bench-persistence: deps $(SERVER)
 # replay of 1M writes at start-up, BGREWRITEAOF of 1M keys, ferry vs redis-server
 bench-aof: deps $(SERVER)
 	.venv/bin/python scripts/aof.py --trials 5
+
+# Streams (XADD, XRANGE, consumer groups), keyspace notifications and bytes per stream entry, ferry vs redis-server (issue 15)
+bench-streams: deps $(SERVER)
+	.venv/bin/python scripts/streams.py --trials 3
 
 # EVALSHA throughput and script cache memory, ferry vs redis-server (issue 13)
 bench-scripting: deps $(SERVER)

@@ -3,7 +3,9 @@ size, BGSAVE under load: results/bench/persistence.csv from
 scripts/persistence.py), scripts (EVALSHA throughput, script cache:
 results/bench/scripting.csv from scripts/scripting.py) and the append-only
 file (fsync throughput, replay, rewrite: results/bench/aof.csv from
-scripts/aof.py).
+scripts/aof.py) and streams (XADD, XRANGE, consumer groups, keyspace
+notifications, bytes per entry: results/bench/streams.csv from
+scripts/streams.py).
 
 What: one row per measurement (experiment, dataset, server, trial, metric,
 value, unit). Per (experiment, dataset, metric) this gives each server's
@@ -12,7 +14,7 @@ on ferry loading redis-server's file (*_redis_file_s) is compared with
 redis-server loading that same file. The issue's targets are marked met or
 not from the ratio.
 
-Why: issues 12 and 13 set targets on exactly these ratios; `make
+Why: issues 12, 13 and 15 set targets on exactly these ratios; `make
 reproduce` recomputes them from the raw rows (deterministic: fixed order).
 """
 from __future__ import annotations
@@ -38,8 +40,12 @@ TARGETS = {
     ("aof_always", "rps_p1"): (">= 1.2", lambda r: r >= 1.2),
     ("aof_always", "rps_p100"): (">= 3.0", lambda r: r >= 3.0),
     ("aof_replay", "ready_s"): ("<= 0.5", lambda r: r <= 0.5),
+    ("xadd", "rps_p1"): (">= 1.2", lambda r: r >= 1.2),
+    ("xadd", "rps_p100"): (">= 3.0", lambda r: r >= 3.0),
+    ("memory", "bytes_per_entry_used"): ("<= 0.8", lambda r: r <= 0.8),
 }
-TITLES = {"persistence": "Snapshots", "scripting": "Scripts", "aof": "Append-only file"}
+TITLES = {"persistence": "Snapshots", "scripting": "Scripts", "aof": "Append-only file",
+          "streams": "Streams and notifications"}
 
 
 def load(path: Path) -> list[dict]:
@@ -87,4 +93,7 @@ def make_table(stem: str, rows: list[dict]) -> Table:
                        "replaying it; *_ferry_file_s: redis-server replaying ferry's (a compatibility check)")
         t.notes.append("*_strace: one run with strace -f -c attached (slows the server); wchar_per_op counts "
                        "the replies' writes too")
+    if stem == "streams":
+        t.notes.append("notify: rps_* with notify-keyspace-events KEA and one PSUBSCRIBE __key*__:* subscriber, "
+                       "rps_off_* without; on_over_off_* is each server's own with / without")
     return t
