@@ -23,6 +23,10 @@ void touch_watched_key(struct db *d, const char *key, size_t klen);
 /* The same for a key the server deleted by itself (expired, evicted): no
  * client changed it (a BCAST NOLOOP client hears of it too). */
 void signal_deleted_key(struct db *d, const char *key, size_t klen);
+/* FLUSHDB / FLUSHALL (d NULL: every database), before the flush. */
 void touch_all_watched_keys(struct db *d);
+/* SWAPDB, before the swap: the watchers of emptied's keys will see
+ * replaced_with's (Redis's touchAllWatchedKeysInDb). */
+void touch_watched_keys_replaced(struct db *emptied, struct db *replaced_with);
 
 #endif

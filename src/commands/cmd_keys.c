@@ -419,11 +419,9 @@ static void cmd_swapdb(client *c) {
     if (a != b) {
         db *da = db_get(a), *dbb = db_get(b);
         /* Watchers of a key that exists on either side before or after. */
-        touch_all_watched_keys(da);
-        touch_all_watched_keys(dbb);
+        touch_watched_keys_replaced(da, dbb);
+        touch_watched_keys_replaced(dbb, da);
         db_swap(da, dbb);
-        touch_all_watched_keys(da);
-        touch_all_watched_keys(dbb);
         blocking_signal_db(da);
         blocking_signal_db(dbb);
     }

@@ -58,6 +58,13 @@ static watcher *node_watchers(dnode *n) {
 
 static void node_set_watchers(dnode *n, watcher *w) { memcpy(dn_val(n), &w, sizeof w); }
 
+/* c's watched_key for (dbid, key), or NULL. */
+static watched_key *client_watched(client *c, int dbid, const char *key, size_t klen) {
+    for (watched_key *wk = c->watched; wk; wk = wk->next)
+        if (wk->dbid == dbid && wk->klen == klen && memcmp(wk->key, key, klen) == 0) return wk;
+    return NULL;
+}
+
 /* A key changed by `modifier` (NULL: the server itself). */
 static void key_changed(db *d, const char *key, size_t klen, client *modifier) {
     /* a changed key may wake a waiter that must see it gone or retyped
@@ -67,22 +74,56 @@ static void key_changed(db *d, const char *key, size_t klen, client *modifier) {
     if (!srv.watched_keys) return;
     dnode *n = watch_find(d->id, key, klen);
     if (!n) return;
-    for (watcher *w = node_watchers(n); w; w = w->next) w->c->flags |= CF_DIRTY_CAS;
+    int gone = dict_find(&d->keys, key, klen) == NULL;
+    for (watcher *w = node_watchers(n); w; w = w->next) {
+        watched_key *wk = gone ? client_watched(w->c, d->id, key, klen) : NULL;
+        if (wk && wk->expired_at_watch) { /* a key already expired at WATCH is now deleted: no logical change */
+            wk->expired_at_watch = 0;
+            continue;
+        }
+        w->c->flags |= CF_DIRTY_CAS;
+    }
 }
 
 void touch_watched_key(db *d, const char *key, size_t klen) { key_changed(d, key, klen, srv.executing_client); }
 
 void signal_deleted_key(db *d, const char *key, size_t klen) { key_changed(d, key, klen, NULL); }
 
-void touch_all_watched_keys(db *d) {
-    if (!srv.watched_keys) return;
-    for (client *c = srv.clients; c; c = c->next) {
-        for (watched_key *wk = c->watched; wk; wk = wk->next) {
-            if (d && wk->dbid != d->id) continue;
-            db *kd = db_get(wk->dbid);
-            if (dict_find(&kd->keys, wk->key, wk->klen)) c->flags |= CF_DIRTY_CAS;
+/* Does emptying `emptied` (its keys replaced by those of `replaced_with`,
+ * NULL for a flush) change what wk sees? Redis 7.0's rules for keys that
+ * were already expired at WATCH time: one that is just deleted, or stays
+ * expired, is no change; a missing key replaced by an expired one becomes
+ * such a key. */
+static int replaced_changes(watched_key *wk, db *emptied, db *replaced_with) {
+    dnode *was = dict_find(&emptied->keys, wk->key, wk->klen);
+    dnode *now = replaced_with ? dict_find(&replaced_with->keys, wk->key, wk->klen) : NULL;
+    if (!was && !now) return 0;
+    if (wk->expired_at_watch) {
+        if (!now) {
+            wk->expired_at_watch = 0;
+            return 0;
         }
+        if (db_is_expired(now)) return 0;
+    } else if (!was && db_is_expired(now)) {
+        wk->expired_at_watch = 1;
+        return 0;
     }
+    return 1;
+}
+
+void touch_watched_keys_replaced(db *emptied, db *replaced_with) {
+    if (!srv.watched_keys) return;
+    for (client *c = srv.clients; c; c = c->next)
+        for (watched_key *wk = c->watched; wk; wk = wk->next)
+            if (wk->dbid == emptied->id && replaced_changes(wk, emptied, replaced_with)) c->flags |= CF_DIRTY_CAS;
+}
+
+void touch_all_watched_keys(db *d) {
+    if (d) {
+        touch_watched_keys_replaced(d, NULL);
+        return;
+    }
+    for (int i = 0; i < db_count(); i++) touch_watched_keys_replaced(db_get(i), NULL);
 }
 
 static void watch_key(client *c, span key) {

@@ -448,6 +448,19 @@ case("watch_missing_key_untouched", [
     ["WATCH", "k"], cmd("SET", "other", "1", conn=1), ["MULTI"], ["GET", "k"], ["EXEC"],
 ])
 case("watch_own_write", [["WATCH", "k"], ["SET", "k", "1"], ["MULTI"], ["GET", "k"], ["EXEC"]])
+# Redis 7.0's rules for keys already expired when WATCHed (stale keys): deleting
+# them, or flushing / swapping them away, is no change; replacing a missing key
+# by a stale one is none either. (Active expiry may reclaim the key before the
+# WATCH: the outcome is the same then.)
+STALE = [["SET", "k", "1"], ["PEXPIRE", "k", "30"], sleep(0.08)]
+case("watch_stale_key_deleted", STALE + [["WATCH", "k"], cmd("DEL", "k", conn=1), ["MULTI"], ["PING"], ["EXEC"]])
+case("watch_stale_key_flushdb", STALE + [["WATCH", "k"], cmd("FLUSHDB", conn=1), ["MULTI"], ["PING"], ["EXEC"]])
+case("watch_stale_key_set_again", STALE + [["WATCH", "k"], cmd("SET", "k", "2", conn=1), ["MULTI"], ["PING"],
+                                           ["EXEC"]])
+case("watch_stale_key_swapdb", STALE + [["WATCH", "k"], cmd("SWAPDB", "0", "1", conn=1), ["MULTI"], ["PING"],
+                                        ["EXEC"], ["SWAPDB", "0", "1"], ["FLUSHDB"]])
+case("watch_live_key_flushdb", [["SET", "k", "1"], ["WATCH", "k"], cmd("FLUSHDB", conn=1), ["MULTI"], ["PING"],
+                                ["EXEC"]])
 case("watch_multiple_keys", [
     ["WATCH", "a", "b", "c"], cmd("DEL", "c", conn=1), ["MULTI"], ["PING"], ["EXEC"],
     ["MSET", "a", "1", "b", "2"], ["WATCH", "a", "b"], cmd("DEL", "b", conn=1), ["MULTI"],
