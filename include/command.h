@@ -69,6 +69,11 @@ typedef struct command {
     const char *since;
     const char *complexity;
     struct command *subcmds;    /* container commands (CLIENT, CONFIG...), {0}-terminated */
+    /* movable keys: the argv indexes (at most 2, in pos) of destination
+     * keys named by options (SORT ... STORE dst, GEORADIUS ... STORE /
+     * STOREDIST dst); returns how many. COMMAND GETKEYS reports them after
+     * the table's key. */
+    int (*store_keys)(const span *argv, int argc, int *pos);
     /* filled at runtime */
     struct command *parent;
     char fullname[48];
@@ -155,5 +160,9 @@ void cmd_command(client *c);
 extern const command_group string_group, keys_group, conn_group, server_group, multi_group, introspection_group,
     config_group, slowlog_group, latency_group, hash_group, list_group, set_group, zset_group, pubsub_group,
     dump_group, stream_group, stream_read_group, stream_info_group, stream_cg_group;
+extern const command_group sort_group, lcs_group; /* cmd_sort.c (SORT, SORT_RO), cmd_lcs.c (LCS) */
+extern const command_group hll_group; /* cmd_hll.c (PFADD, PFCOUNT, PFMERGE, PFDEBUG, PFSELFTEST) */
+extern const command_group bitops_group; /* cmd_bitops.c (SETBIT, GETBIT, BITCOUNT, BITPOS, BITOP, BITFIELD[_RO]) */
+extern const command_group geo_group; /* cmd_geo.c (GEOADD, GEODIST, GEOHASH, GEOPOS, GEOSEARCH[STORE], GEORADIUS*) */
 
 #endif

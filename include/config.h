@@ -70,6 +70,7 @@ typedef struct ferry_config {
     long long stream_node_max_entries;   /* > 0: entries per node; -1..-5: 4..64 KB per node */
     int notify_keyspace_events;     /* notify.h's NOTIFY_* classes, 0 = off */
     long long tracking_table_max_keys; /* client-side caching table limit (tracking.c), 0 = none */
+    long long hll_sparse_max_bytes;     /* a sparse HyperLogLog longer than this turns dense (hll.c) */
 } ferry_config;
 
 /* Loads defaults, then the config file (if any), then --directive args, as

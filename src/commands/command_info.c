@@ -204,6 +204,14 @@ void cmd_command(client *c) {
             for (long long i = 0; i < nk; i++) reply_bulk_span(c, c->argv[5 + i]);
             return;
         }
+        int pos[2];
+        int nstore = cmd->store_keys ? cmd->store_keys(c->argv + 2, argc, pos) : 0;
+        if (nstore) { /* SORT / GEORADIUS ... STORE dst: the key and the destinations */
+            reply_array(c, 1 + nstore);
+            reply_bulk_span(c, c->argv[3]);
+            for (int i = 0; i < nstore; i++) reply_bulk_span(c, c->argv[2 + pos[i]]);
+            return;
+        }
         if (cmd->first_key == 0) {
             reply_error(c, "ERR The command has no key arguments");
             return;

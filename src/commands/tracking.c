@@ -548,7 +548,7 @@ static int key_positions(const command *cmd, const span *argv, int argc, int *po
             if (movable[i].numkeys_at < 0) return streams_positions(argv, argc, pos, cap);
             return numkeys_positions(argv, argc, movable[i].numkeys_at, pos, cap);
         }
-        return 0;
+        if (strcmp(cmd->name, "sort_ro") != 0) return 0; /* SORT_RO: its key argv[1] (BY/GET name no keys) */
     }
     if (cmd->first_key <= 0) return 0;
     int last = cmd->last_key < 0 ? argc + cmd->last_key : cmd->last_key;

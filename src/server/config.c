@@ -481,7 +481,7 @@ static const struct { unsigned char f; unsigned short off, size; } fields[] = {
     FLD(F_BUSYPOLL, busy_poll_us), FLD(F_MAXMEMCLIENTS, maxmemory_clients),
     FLD(F_BUSY_REPLY, busy_reply_threshold), FLD(F_NOTIFY, notify_keyspace_events),
     FLD(F_STREAM_BYTES, stream_node_max_bytes), FLD(F_STREAM_ENTRIES, stream_node_max_entries),
-    FLD(F_TRACKING_MAX, tracking_table_max_keys),
+    FLD(F_TRACKING_MAX, tracking_table_max_keys), FLD(F_HLL_SPARSE_MAX, hll_sparse_max_bytes),
 };
 
 /* 64-bit fields are read as their bit pattern (maxmemory is unsigned). */

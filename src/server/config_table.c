@@ -86,7 +86,7 @@ const cdef config_defs[] = {
     M("hash-max-listpack-value", "64", 0, LLONG_MAX, 0, F_HASH_LP_VALUE),
     AL("hash-max-ziplist-entries", "hash-max-listpack-entries"),
     AL("hash-max-ziplist-value", "hash-max-listpack-value"),
-    M("hll-sparse-max-bytes", "3000", 0, LLONG_MAX, 0, NOF),
+    M("hll-sparse-max-bytes", "3000", 0, LLONG_MAX, 0, F_HLL_SPARSE_MAX),
     I("hz", "10", 0, INT_MAX, 0, F_HZ),
     S("ignore-warnings", "", 0, NOF),
     I("io-threads", "1", 1, 128, IMM, NOF),

@@ -41,6 +41,10 @@ void registry_commands(void) {
         &introspection_group, &config_group, &slowlog_group, &latency_group, /* LATENCY and STATS */
         &hash_group,   &list_group,   &set_group,  &zset_group,   &pubsub_group, &persist_group, &script_group, &function_group,
         &dump_group,   &aof_group, &stream_group, &stream_read_group, &stream_info_group, &stream_cg_group,
+        &sort_group, &lcs_group,
+        &hll_group,
+        &bitops_group,
+        &geo_group,
     };
     commands_init(groups, sizeof groups / sizeof groups[0]);
 }
