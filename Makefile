@@ -124,7 +124,7 @@ fuzz-replay: $(FUZZ_BINS)
 	    tail -40 $(FUZZ_DIR)/$$n.replay.log; exit 1; fi; done
 
 # ---- benchmarks (issue: throughput model) -------------------------------------
-.PHONY: bench bench-smoke bench-persistence bench-aof bench-streams bench-scripting
+.PHONY: bench bench-smoke bench-persistence bench-aof bench-streams bench-commands bench-scripting
 bench: deps $(SERVER) $(BENCH) $(NULLSRV)
 	.venv/bin/python scripts/bench_all.py
 
@@ -140,6 +140,10 @@ bench-aof: deps $(SERVER)
 # Streams (XADD, XRANGE, consumer groups), keyspace notifications and bytes per stream entry, ferry vs redis-server (issue 15)
 bench-streams: deps $(SERVER)
 	.venv/bin/python scripts/streams.py --trials 3
+
+# Bitmaps, HyperLogLog, GEO and SORT throughput and memory, ferry vs redis-server (issue 16)
+bench-commands: deps $(SERVER)
+	.venv/bin/python scripts/commands_bench.py --trials 3
 
 # EVALSHA throughput and script cache memory, ferry vs redis-server (issue 13)
 bench-scripting: deps $(SERVER)

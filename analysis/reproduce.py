@@ -123,7 +123,7 @@ def do_elements(path: Path, tab_dir: Path) -> tuple[list[Path], int]:
 
 def do_long(path: Path, tab_dir: Path) -> tuple[list[Path], int]:
     """<stem>__<stem>.{md,tex} from a long-format side-by-side CSV
-    (persistence.csv, scripting.csv, aof.csv, streams.csv)."""
+    (persistence.csv, scripting.csv, aof.csv, streams.csv, commands.csv)."""
     rows = persistence.load(path)
     return tables.write(tab_dir, f"{path.stem}__{path.stem}", [persistence.make_table(path.stem, rows)]), len(rows)
 
@@ -233,7 +233,8 @@ def run(results: Path, n_boot: int = model.N_BOOT) -> tuple[list[Path], int]:
         avail.append((kind, f"{kind}.csv", "unavailable", reason))
     # optional inputs: no table and no availability row without their CSV
     for kind, make in (("ceiling", do_ceiling), ("memory_elements", do_elements), ("persistence", do_long),
-                       ("scripting", do_long), ("aof", do_long), ("streams", do_long)):
+                       ("scripting", do_long), ("aof", do_long), ("streams", do_long),
+                       ("commands", do_long)):
         paths, row = do_optional(kind, aux, fig_dir, tab_dir, make)
         out += paths
         if row:
