@@ -1,6 +1,6 @@
 /* cmd_string.c - the string commands: GET/SET and their variants (SETNX,
  * SETEX, PSETEX, GETSET, GETDEL, GETEX), MGET/MSET/MSETNX, APPEND, STRLEN,
- * GETRANGE/SUBSTR, SETRANGE, the INCR/DECR family, INCRBYFLOAT and LCS.
+ * GETRANGE/SUBSTR, SETRANGE, the INCR/DECR family and INCRBYFLOAT (LCS: cmd_lcs.c).
  *
  * Replies and error texts follow Redis 7.0 byte for byte. Values live inline
  * in the keyspace node; n->enc records the encoding OBJECT ENCODING reports,
@@ -476,148 +476,6 @@ static void cmd_incrbyfloat(client *c) {
     reply_bulk(c, dn_val(n), dn_vlen(n));
 }
 
-/* ---- LCS ---------------------------------------------------------------- */
-
-typedef struct lcs_opts {
-    int len, idx, withlen;
-    long long minlen;
-} lcs_opts;
-
-static int lcs_parse(client *c, lcs_opts *o) {
-    memset(o, 0, sizeof *o);
-    for (int j = 3; j < c->argc; j++) {
-        span a = c->argv[j];
-        if (opt_is(a, "idx")) o->idx = 1;
-        else if (opt_is(a, "len")) o->len = 1;
-        else if (opt_is(a, "withmatchlen")) o->withlen = 1;
-        else if (opt_is(a, "minmatchlen") && j + 1 < c->argc) {
-            span v = c->argv[++j];
-            if (!str_to_ll(v.p, v.len, &o->minlen)) {
-                reply_err_notint(c);
-                return 0;
-            }
-            if (o->minlen < 0) o->minlen = 0;
-        } else {
-            reply_err_syntax(c);
-            return 0;
-        }
-    }
-    if (o->idx && o->len) {
-        reply_error(c, "ERR If you want both the length and indexes, please just use IDX.");
-        return 0;
-    }
-    return 1;
-}
-
-/* One match range found while walking back the LCS table. */
-typedef struct lcs_range { uint32_t a0, a1, b0, b1; } lcs_range;
-
-static void lcs_reply_idx(client *c, const lcs_opts *o, const lcs_range *r, uint32_t nr, uint32_t total) {
-    uint32_t keep = 0;
-    for (uint32_t i = 0; i < nr; i++)
-        if (r[i].a1 - r[i].a0 + 1 >= (unsigned long long)o->minlen) keep++;
-    reply_map(c, 2);
-    reply_bulk(c, "matches", 7);
-    reply_array(c, keep);
-    for (uint32_t i = 0; i < nr; i++) {
-        uint32_t mlen = r[i].a1 - r[i].a0 + 1;
-        if (mlen < (unsigned long long)o->minlen) continue;
-        reply_array(c, 2 + o->withlen);
-        reply_array(c, 2);
-        reply_int(c, r[i].a0);
-        reply_int(c, r[i].a1);
-        reply_array(c, 2);
-        reply_int(c, r[i].b0);
-        reply_int(c, r[i].b1);
-        if (o->withlen) reply_int(c, mlen);
-    }
-    reply_bulk(c, "len", 3);
-    reply_int(c, total);
-}
-
-/* Walk the table back from the end: a match steps diagonally, otherwise
- * step towards the larger neighbour (j first on ties). Contiguous diagonal
- * runs are the reported ranges, last one first. */
-static void lcs_walk(const char *a, uint32_t alen, const char *b, uint32_t blen, const uint32_t *dp,
-                     char *out, lcs_range *r /* NULL: no ranges */, uint32_t *nr) {
-    size_t w = (size_t)blen + 1;
-    uint32_t i = alen, j = blen, k = dp[(size_t)alen * w + blen], n = 0;
-    int open = 0;
-    while (i > 0 && j > 0) {
-        if (a[i - 1] == b[j - 1]) {
-            out[--k] = a[i - 1];
-            if (!r) {
-                /* only the string is wanted */
-            } else if (open && r[n - 1].a0 == i && r[n - 1].b0 == j) {
-                r[n - 1].a0--;
-                r[n - 1].b0--;
-            } else {
-                r[n++] = (lcs_range){ i - 1, i - 1, j - 1, j - 1 };
-                open = 1;
-            }
-            i--;
-            j--;
-        } else {
-            if (dp[(size_t)(i - 1) * w + j] > dp[(size_t)i * w + j - 1]) i--;
-            else j--;
-            open = 0;
-        }
-    }
-    *nr = n;
-}
-
-static void cmd_lcs(client *c) {
-    dnode *na = db_lookup_read(c->db, c->argv[1].p, c->argv[1].len);
-    dnode *nb = db_lookup_read(c->db, c->argv[2].p, c->argv[2].len);
-    if ((na && na->type != OBJ_STRING) || (nb && nb->type != OBJ_STRING)) {
-        reply_error(c, "ERR The specified keys must contain string values");
-        return;
-    }
-    lcs_opts o;
-    if (!lcs_parse(c, &o)) return;
-    const char *a = na ? dn_val(na) : "", *b = nb ? dn_val(nb) : "";
-    size_t alen = na ? dn_vlen(na) : 0, blen = nb ? dn_vlen(nb) : 0;
-    if (alen >= UINT32_MAX - 1 || blen >= UINT32_MAX - 1) {
-        reply_error(c, "ERR String too long for LCS");
-        return;
-    }
-    unsigned long long cells = (unsigned long long)(alen + 1) * (blen + 1);
-    if (cells * sizeof(uint32_t) > (unsigned long long)srv.cfg.proto_max_bulk_len) {
-        reply_error(c, "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len");
-        return;
-    }
-    uint32_t *dp = zmalloc((size_t)cells * sizeof(uint32_t));
-    size_t w = blen + 1;
-    for (size_t i = 0; i <= alen; i++) {
-        for (size_t j = 0; j <= blen; j++) {
-            uint32_t v = 0;
-            if (i && j) {
-                if (a[i - 1] == b[j - 1]) v = dp[(i - 1) * w + j - 1] + 1;
-                else {
-                    uint32_t up = dp[(i - 1) * w + j], left = dp[i * w + j - 1];
-                    v = up > left ? up : left;
-                }
-            }
-            dp[i * w + j] = v;
-        }
-    }
-    uint32_t total = dp[alen * w + blen];
-    if (o.len) {
-        zfree(dp);
-        reply_int(c, total);
-        return;
-    }
-    char *out = zmalloc(total + 1);
-    lcs_range *r = o.idx ? zmalloc(sizeof(lcs_range) * (total + 1)) : NULL;
-    uint32_t nr = 0;
-    lcs_walk(a, (uint32_t)alen, b, (uint32_t)blen, dp, out, r, &nr);
-    if (o.idx) lcs_reply_idx(c, &o, r, nr, total);
-    else reply_bulk(c, out, total);
-    zfree(r);
-    zfree(out);
-    zfree(dp);
-}
-
 /* ---- table -------------------------------------------------------------- */
 
 #define RO_FAST (CMD_READONLY | CMD_FAST)
@@ -680,9 +538,6 @@ static command string_commands[] = {
         .summary = "Decrement the integer value of a key by the given number", .since = "1.0.0", .complexity = "O(1)"),
     CMD("incrbyfloat", cmd_incrbyfloat, 3, .flags = W_OOM_FAST, .acl = "write string fast", CMD_KEYS(1, 1, 1),
         .summary = "Increment the float value of a key by the given amount", .since = "2.6.0", .complexity = "O(1)"),
-    CMD("lcs", cmd_lcs, -3, .flags = CMD_READONLY, .acl = "read string slow", CMD_KEYS(1, 2, 1),
-        .summary = "Find longest common substring", .since = "7.0.0",
-        .complexity = "O(N*M) where N and M are the lengths of s1 and s2, respectively"),
     {0},
 };
 const command_group string_group = {"string", string_commands};

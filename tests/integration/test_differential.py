@@ -522,7 +522,10 @@ case("unknown_commands", [
     [LONG], [LONG, "x"], ["FOO", "a" * 100, "b" * 100, "c" * 100], ["FOO", "a" * 130],
     ["FOO", "a" * 120, "b" * 5, "c"], ["FOO", "a\r\nb"], ["FOO\r\nBAR", "x"],
     ["FOO", b"a\x00b", "c"], ["FOO", b"\xff\xfe"], ["FOO", "it's", '"q"'], [""], ["", "x"],
-    ["a b", "c d"], ["GET\x00", "k"], ["FOO", "%s%n%d"], ["SETX", "k", "v"],
+    # (no "GET\x00": redis-server finds GET for it only when the name's seeded
+    # hash lands in GET's bucket, as its case-folding compare stops at NUL:
+    # about one process in 256 answers $-1, the rest "unknown command")
+    ["a b", "c d"], ["FOO", "%s%n%d"], ["SETX", "k", "v"],
     ["CLIENTX"], ["FOO", "a\nb", "c\rd"],
 ])
 WRONG_ARITY = [
