@@ -124,7 +124,7 @@ fuzz-replay: $(FUZZ_BINS)
 	    tail -40 $(FUZZ_DIR)/$$n.replay.log; exit 1; fi; done
 
 # ---- benchmarks (issue: throughput model) -------------------------------------
-.PHONY: bench bench-smoke bench-persistence bench-aof bench-streams bench-commands bench-scripting
+.PHONY: bench bench-smoke bench-persistence bench-aof bench-streams bench-commands bench-scripting bench-acl
 bench: deps $(SERVER) $(BENCH) $(NULLSRV)
 	.venv/bin/python scripts/bench_all.py
 
@@ -148,6 +148,10 @@ bench-commands: deps $(SERVER)
 # EVALSHA throughput and script cache memory, ferry vs redis-server (issue 13)
 bench-scripting: deps $(SERVER)
 	.venv/bin/python scripts/scripting.py
+
+# SET/GET rps as a restricted ACL user vs the default user, ferry and redis-server (target >= 0.95x)
+bench-acl: deps $(SERVER)
+	.venv/bin/python scripts/acl_bench.py --trials 3 --ferry $(SERVER)
 
 bench-smoke: $(SERVER) $(BENCH)
 	@.venv/bin/python scripts/bench_smoke.py

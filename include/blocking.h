@@ -68,6 +68,9 @@ void blocking_before_sleep(void);
  * UNBLOCK ... ERROR reply "UNBLOCKED client unblocked via CLIENT UNBLOCK",
  * or disconnect: no reply). */
 void unblock_client(client *c, int why);
+/* Let c go on with its pending input before the next sleep, after the
+ * clients unblocked before it (pause.c: the end of CLIENT PAUSE). */
+void blocking_resume(client *c);
 void blocking_handle_timeouts(int64_t now_ms);
 /* Blocked clients (INFO blocked_clients, CLIENT LIST flags=b). */
 size_t blocking_count(void);

@@ -43,9 +43,12 @@
 #define CF_MONITOR          0x8000000  /* MONITOR (monitor.h) */
 #define CF_OBEY            0x10000000  /* replays what a server already executed (the AOF loader):
                                         * commands obey as Redis's mustObeyClient (XADD's LIMIT) */
+#define CF_ACL_CHECK       0x40000000  /* its ACL user is restricted: the dispatcher checks permissions (acl.h) */
+#define CF_PAUSED          0x20000000  /* held by CLIENT PAUSE (pause.h); CF_BLOCKED is set too */
 
 struct db;
 struct command;
+struct acl_user;
 
 typedef struct multi_cmd {
     int argc;
@@ -62,6 +65,7 @@ typedef struct client {
     /* input */
     char *qbuf;
     size_t qcap, qlen, qpos;    /* unparsed request starts at qbuf+qpos */
+    size_t qpeak;               /* most input held at once since the last cron visit (client_cron_qbuf) */
     size_t input_left;          /* while a request runs: its bytes and those after it (CLIENT LIST qbuf=) */
     resp_parser parser;
     /* current command */
@@ -81,6 +85,7 @@ typedef struct client {
     struct pubsub_state *pubsub; /* pubsub.c: channels and patterns, NULL if none */
     struct tracking_state *tracking; /* tracking.c: redirect, prefixes; NULL until it tracks or is redirected to */
     /* identity & info */
+    struct acl_user *user;      /* acl.h: NULL = the default user */
     char *name;
     char *lib_name, *lib_ver;
     char addr[64];
@@ -100,7 +105,19 @@ client *client_create(int fd);            /* fd -1 for a fake client */
  * write barrier: a reply never leaves before the write it acknowledges). */
 extern void (*client_write_barrier)(void);
 void client_free(client *c);
+/* Set by the ACL layer (acl.c): the flags a new connection starts with
+ * (CF_AUTHENTICATED when the default user needs no password, CF_ACL_CHECK
+ * when it is restricted), and the user name CLIENT LIST shows. NULL until
+ * then: requirepass decides, the user is "default". */
+extern uint32_t (*client_initial_flags)(void);
+extern const char *(*client_user_name)(const client *c);
 void client_close_async(client *c);       /* mark CF_CLOSE_ASAP */
+/* The clients cron's query buffer resizing: a client idle for more than 2
+ * seconds gives its buffer back; a buffer over 32 KB and more than twice
+ * the recent peak is cut down to what the peak needs. */
+void client_cron_qbuf(client *c);
+/* Shrink c's argument arrays to their initial size when no request is pending. */
+void client_cron_argv(client *c);
 /* Feed bytes as if read from the socket, then process them (fake clients, tests, fuzzing). */
 void client_feed(client *c, const char *p, size_t n);
 void client_process_input(client *c);
@@ -134,7 +151,9 @@ int net_listen_all(void);
 /* A nonblocking listening socket on addr ("*", "::*", an IPv4 or IPv6
  * address) and port; -1 on failure (errno set). */
 int net_listen_tcp(const char *addr, int port, int backlog);
-void net_rebind(void);
+/* Binds the configured addresses, then closes the old listeners; 0, or -1
+ * with no listener left (the caller restores the old port/bind). */
+int net_rebind(void);
 
 /* NUL-terminated copy of a span, truncated to cap-1 (for %s in messages;
  * like Redis's C-string handling it shows bytes up to a NUL). */

@@ -69,12 +69,11 @@ typedef struct command {
     const char *since;
     const char *complexity;
     struct command *subcmds;    /* container commands (CLIENT, CONFIG...), {0}-terminated */
-    /* movable keys: the argv indexes (at most 2, in pos) of destination
-     * keys named by options (SORT ... STORE dst, GEORADIUS ... STORE /
-     * STOREDIST dst); returns how many. COMMAND GETKEYS reports them after
-     * the table's key. */
-    int (*store_keys)(const span *argv, int argc, int *pos);
     /* filled at runtime */
+    const struct cmd_keyinfo *keyinfo; /* Redis 7.0's key specs and tips (keyspec.h), NULL if 7.0 lacks it */
+    int key1_pos;               /* its only key is argv[key1_pos] (one index/range spec): command_keys'
+                                 * shortcut (the ACL check of every command of a restricted user); 0 if not */
+    uint32_t key1_flags;        /* that spec's KS_* flags */
     struct command *parent;
     char fullname[48];
     uint64_t calls, usec, rejected_calls, failed_calls;
@@ -86,6 +85,7 @@ typedef struct command {
     uint8_t alpha;              /* the name is lowercase letters only */
     uint8_t run_timed;          /* timed per run of identical calls (see command.c) */
     struct lhist *lat_hist;     /* its latency histogram, once it ran timed (latency.c) */
+    int acl_id1;                /* its ACL command id + 1 (acl.c), 0 before acl_init() numbers it */
 } command;
 
 /* One entry of a group table: name, handler and arity, then any other field
@@ -149,6 +149,9 @@ static inline int command_arity_ok(const command *cmd, int argc) {
 void command_stats_flush(void);
 /* Call a resolved command directly (used by EXEC). */
 void command_call(client *c, command *cmd);
+/* n errors counted outside any command call (a script's refused redis.call)
+ * that the running call must not take as its own failures. */
+void command_errors_claimed(uint64_t n);
 void command_foreach(void (*fn)(command *cmd, void *ud), void *ud);
 size_t command_count(void);
 void commands_reset_stats(void);
@@ -161,8 +164,10 @@ extern const command_group string_group, keys_group, conn_group, server_group, m
     config_group, slowlog_group, latency_group, hash_group, list_group, set_group, zset_group, pubsub_group,
     dump_group, stream_group, stream_read_group, stream_info_group, stream_cg_group;
 extern const command_group sort_group, lcs_group; /* cmd_sort.c (SORT, SORT_RO), cmd_lcs.c (LCS) */
+extern const command_group cluster_group; /* cmd_cluster.c (READONLY, READWRITE: cluster support disabled) */
 extern const command_group hll_group; /* cmd_hll.c (PFADD, PFCOUNT, PFMERGE, PFDEBUG, PFSELFTEST) */
 extern const command_group bitops_group; /* cmd_bitops.c (SETBIT, GETBIT, BITCOUNT, BITPOS, BITOP, BITFIELD[_RO]) */
+extern const command_group migrate_group; /* cmd_migrate.c (MIGRATE) */
 extern const command_group geo_group; /* cmd_geo.c (GEOADD, GEODIST, GEOHASH, GEOPOS, GEOSEARCH[STORE], GEORADIUS*) */
 
 #endif

@@ -59,6 +59,7 @@ typedef struct ferry_config {
     int latency_tracking;
     int active_expire_effort;
     int lazyfree_lazy_user_del;
+    int lazyfree_lazy_eviction, lazyfree_lazy_expire, lazyfree_lazy_server_del, lazyfree_lazy_user_flush;
     /* small-encoding thresholds (issue #6) */
     long long hash_max_listpack_entries;
     long long hash_max_listpack_value;
@@ -83,6 +84,9 @@ void config_free(ferry_config *cfg);
 /* A directive's current value as CONFIG GET prints it (zmalloc'd), or NULL
  * for an unknown name. */
 char *config_get_by_name(const ferry_config *cfg, const char *name);
+/* CONFIG REWRITE of the config file (force_all: every directive, defaults too,
+ * as DEBUG CONFIG-REWRITE-FORCE-ALL); -1 with err set ("Rewriting config file: ..."). */
+int config_rewrite_file(int force_all, char *err, size_t errlen);
 /* 1 if that value is "yes" (a boolean directive that is on). */
 int config_is_yes(const ferry_config *cfg, const char *name);
 /* maxmemory-policy number `policy` by name ("allkeys-lfu" ...), as INFO shows it. */
@@ -95,7 +99,7 @@ void cmd_config(struct client *c);   /* CONFIG GET|SET|RESETSTAT|REWRITE|HELP */
 /* A memory value in Redis's units (digits, then b|k|kb|m|mb|g|gb in any
  * case; "" is 0). 1 ok, 0 bad or over 64 bits. */
 int config_parse_memory(const char *s, unsigned long long *out);
-extern void (*config_port_changed)(void);
+extern int (*config_port_changed)(void);   /* 0, or -1: the addresses could not be bound */
 /* CONFIG SET of appendonly, appendfsync or aof-*: 0, or -1 with err (the
  * value is then set back). */
 extern int (*config_aof_changed)(const char *name, char *err, size_t errlen);

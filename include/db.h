@@ -172,6 +172,15 @@ dnode *db_insert_node(db *d, dnode *n, const char *key, size_t klen);
 /* Deep copy of a node's value (COPY). */
 dnode *db_copy_node(const dnode *n, const char *key, size_t klen);
 void db_free_node(dnode *n);
+/* Free a value of a pointer type (what db_free_node does for the value;
+ * lazyfree.c's thread). */
+void db_free_value(int type, void *ptr);
+/* db_delete, the value freed as `why` allows (lazyfree.h: UNLINK, DEL under
+ * lazyfree-lazy-user-del). */
+int db_delete_lazy(db *d, const char *key, size_t klen, int why);
+/* FLUSHDB/FLUSHALL ASYNC: d gets an empty key table at once; the old one is
+ * freed by lazyfree.c's thread. */
+void db_flush_async(db *d);
 size_t db_node_memory(const dnode *n);
 void db_flush(db *d);
 void db_swap(db *a, db *b);

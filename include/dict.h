@@ -99,6 +99,13 @@ dnode *dn_new(uint32_t klen, uint32_t vlen, int with_expire);
 /* The header of a node the caller allocated itself (dn_size bytes at n). */
 void dn_init(dnode *n, uint32_t klen, uint32_t vlen, int with_expire);
 void dn_free(dnode *n);
+/* Freeing nodes from a thread other than the event loop's (lazyfree.c):
+ * the thread calls dn_remote_thread() once, then dn_remote_flush() after
+ * each batch of frees; the event loop calls dn_remote_collect() now and then
+ * to reuse what was handed over (see dnode.c). */
+void dn_remote_thread(void);
+void dn_remote_flush(void);
+void dn_remote_collect(void);
 /* Bytes the allocator holds for n (MEMORY USAGE). */
 size_t dn_usable(const dnode *n);
 /* The same node (header, expiry, key, the first min(old, new) value bytes)

@@ -32,6 +32,10 @@ typedef struct pubsub_counts {
     size_t channels, patterns, shard;
 } pubsub_counts;
 pubsub_counts pubsub_client_counts(const client *c);
+/* Calls fn for each channel, shard channel and pattern c is subscribed to
+ * until fn returns non-zero; returns that value, or 0 (ACL: a user's
+ * subscribers lose their connection when a channel is revoked). */
+int pubsub_client_any(client *c, int (*fn)(span name, int is_pattern, void *ud), void *ud);
 
 /* Server-wide figures for INFO stats: channels and shard channels with at
  * least one subscriber, distinct subscribed patterns. */

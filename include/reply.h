@@ -14,6 +14,12 @@ void reply_status(client *c, const char *s);            /* +s */
  * "ERR syntax error" or "WRONGTYPE Operation ...". CR/LF inside are replaced
  * by spaces. Counted in error stats by prefix (first word). */
 void reply_error(client *c, const char *s);
+/* An error already counted in INFO's error stats (a script passing on the
+ * error of a command it called): sent without being counted again. */
+void reply_error_counted(client *c, const char *s, size_t n);
+/* Counts an error that is not sent (a script's redis.call refused before
+ * the command ran: the script gets it as a Lua value). */
+void reply_count_error(const char *s);
 void reply_errorf(client *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void reply_int(client *c, long long v);
 void reply_bulk(client *c, const char *p, size_t n);

@@ -34,6 +34,11 @@ struct rdbw;
 void functions_rdb_save(struct rdbw *w);
 int functions_rdb_load(const char *code, size_t len, int replace, char *err, size_t errlen);
 void functions_flush(void);
+/* May this EVAL / EVALSHA / FCALL (argv) write? 0 only when its script or
+ * function declares no-writes; an unknown script may (CLIENT PAUSE WRITE
+ * holds it, pause.h's hook). */
+int script_cmd_may_write(const span *argv, int argc);
+int function_may_write(span name);
 
 /* ---- the engine (script_lua.c / script_nolua.c) ---- */
 

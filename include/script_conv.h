@@ -30,5 +30,11 @@ const char *conv_push_reply(lua_State *L, const char *p, const char *end, int de
 void conv_raw_field(lua_State *L, int idx, const char *name);
 /* The Lua value at idx as c's reply; resp is the script's redis.setresp. */
 void conv_reply_value(client *c, lua_State *L, int idx, int resp);
+/* The field redis.call / pcall set on an error table already counted in
+ * the error stats (the name Redis gives it). */
+#define CONV_ERR_COUNTED "ignore_error_stats_update"
+/* The script's error reply carrying such an error: not counted again, but
+ * the script's command (EVAL, FCALL...) counts as failed, as in Redis. */
+void conv_reply_counted_error(client *c, const char *s, size_t n);
 
 #endif

@@ -58,13 +58,16 @@ typedef struct server {
     long long latest_fork_usec;     /* how long the last fork() stopped the server (cmd_persist.c) */
     int script_busy;                /* a script ran past busy-reply-threshold: commands may get -BUSY
                                      * (SCRIPT_BUSY_EVAL or SCRIPT_BUSY_FUNCTION: which KILL stops it) */
+    int script_disable_deny;        /* DEBUG SET-DISABLE-DENY-SCRIPTS 1: scripts may run noscript commands (a test hook) */
     int loading;                    /* the start-up load runs (cmd_persist.c): commands may get -LOADING */
     int aof_write_failed;           /* the AOF could not be written (aof.c): writes get MISCONF */
     int rdb_bgsave_failed;          /* the last background save failed (cmd_persist.c): MISCONF may apply */
     int client_mem_grew;            /* a client's buffers grew since the last eviction check (client_evict.c) */
     struct client *deferred_input;  /* clients with input left after a pass used its budget (client.c) */
     struct client *close_list;      /* clients to free before sleeping */
-    size_t blocked_clients;
+    size_t blocked_clients;         /* clients blocked on keys or held by CLIENT PAUSE */
+    int client_pause;               /* CLIENT PAUSE in effect (pause.h): PAUSE_WRITE or PAUSE_ALL, 0 = none */
+    int64_t client_pause_end_ms;    /* when it ends (unix ms) */
     /* time */
     int64_t start_ms;
     int64_t now_ms;                 /* cached at each event-loop iteration */

@@ -15,4 +15,7 @@ size_t zmalloc_size(void *p);
 /* Add delta (may be negative) to used_memory: sub-allocators (dnode.c's
  * slabs) count their live objects rather than their pages. */
 void zmalloc_adjust(long long delta);
+/* A thread other than the event loop's (lazyfree.c) adds what it allocated
+ * and freed since its last call to the used_memory the loop reads. */
+void zmalloc_publish(void);
 #endif

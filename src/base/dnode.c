@@ -15,9 +15,18 @@
  *
  * Under AddressSanitizer every node comes from zmalloc instead, so overflows
  * between neighbouring nodes are still caught.
+ *
+ * Threads: the slabs belong to the event loop. A thread that frees values
+ * (lazyfree.c) declares itself with dn_remote_thread(); its slab frees go to
+ * lists of its own (thread-local, no lock), which dn_remote_flush() hands
+ * over under a mutex and the event loop's dn_remote_collect() splices back
+ * into the free lists. The event loop's own dn_free pays one thread-local
+ * test for this.
  */
 #include "dict.h"
 #include "zmalloc.h"
+#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #define SLAB_PAGE (64 * 1024)
@@ -43,6 +52,67 @@ static struct {
 #endif
 
 static inline size_t class_size(size_t n) { return (n + 7) & ~(size_t)7; }
+
+#ifndef DN_NO_SLAB
+typedef struct obj_list {
+    free_obj *head, *tail;
+} obj_list;
+
+static _Thread_local int remote;                    /* this thread is not the event loop */
+static _Thread_local obj_list mine[SLAB_CLASSES];   /* a remote thread's frees, not handed over yet */
+static obj_list handed[SLAB_CLASSES];               /* handed over, under handed_mu */
+static pthread_mutex_t handed_mu = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int handed_any;
+
+static void list_push(obj_list *l, free_obj *f) {
+    f->next = l->head;
+    l->head = f;
+    if (!l->tail) l->tail = f;
+}
+
+/* Append list b to a; b is left empty. */
+static void list_splice(obj_list *a, obj_list *b) {
+    if (!b->head) return;
+    b->tail->next = a->head;
+    a->head = b->head;
+    if (!a->tail) a->tail = b->tail;
+    b->head = b->tail = NULL;
+}
+#endif
+
+void dn_remote_thread(void) {
+#ifndef DN_NO_SLAB
+    remote = 1;
+#endif
+}
+
+void dn_remote_flush(void) {
+#ifndef DN_NO_SLAB
+    int any = 0;
+    pthread_mutex_lock(&handed_mu);
+    for (size_t k = 0; k < SLAB_CLASSES; k++) {
+        any |= mine[k].head != NULL;
+        list_splice(&handed[k], &mine[k]);
+    }
+    pthread_mutex_unlock(&handed_mu);
+    if (any) atomic_store_explicit(&handed_any, 1, memory_order_release);
+#endif
+}
+
+void dn_remote_collect(void) {
+#ifndef DN_NO_SLAB
+    if (!atomic_load_explicit(&handed_any, memory_order_acquire)) return;
+    atomic_store_explicit(&handed_any, 0, memory_order_relaxed);
+    pthread_mutex_lock(&handed_mu);
+    for (size_t k = 0; k < SLAB_CLASSES; k++) {
+        if (!handed[k].head) continue;
+        handed[k].tail->next = slab.free[k];
+        slab.free[k] = handed[k].head;
+        handed[k].head = handed[k].tail = NULL;
+    }
+    pthread_mutex_unlock(&handed_mu);
+#endif
+}
 
 static void *slab_alloc(size_t n) {
 #ifdef DN_NO_SLAB
@@ -79,9 +149,13 @@ static void slab_free(void *p, size_t n) {
     }
     size_t sz = class_size(n), k = sz / 8;
     free_obj *f = p;
+    zmalloc_adjust(-(long long)sz);
+    if (remote) {
+        list_push(&mine[k], f);
+        return;
+    }
     f->next = slab.free[k];
     slab.free[k] = f;
-    zmalloc_adjust(-(long long)sz);
 #endif
 }
 

@@ -29,6 +29,7 @@
 #include "command.h"
 #include "db.h"
 #include "dict.h"
+#include "pause.h"
 #include "propagate.h"
 #include "reply.h"
 #include "server.h"
@@ -347,6 +348,8 @@ static void resume_add(client *c) {
     resume[resume_n++] = c;
 }
 
+void blocking_resume(client *c) { resume_add(c); }
+
 static void resume_forget(client *c) {
     for (size_t i = 0; i < resume_n; i++)
         if (resume[i] == c) resume[i] = NULL;
@@ -368,12 +371,17 @@ static void release(client *c) {
 
 void unblock_client(client *c, int why) {
     if (why == UNBLOCK_DISCONNECT) resume_forget(c);
+    if (c->flags & CF_PAUSED) { /* held by CLIENT PAUSE: only leaving lets it go */
+        if (why == UNBLOCK_DISCONNECT) pause_forget(c);
+        return;
+    }
     if (!(c->flags & CF_BLOCKED)) return;
     if (why == UNBLOCK_TIMEOUT) {
         if (c->bstate->null_kind == BLOCK_NULL_BULK) reply_null(c);
         else reply_null_array(c);
     } else if (why == UNBLOCK_ERROR) {
         reply_error(c, UNBLOCKED_ERR);
+        if (c->bstate->cmd) c->bstate->cmd->failed_calls++; /* the blocked command failed (Redis counts it) */
     }
     release(c);
     if (why != UNBLOCK_DISCONNECT) resume_add(c);

@@ -6,21 +6,22 @@
  * These commands change per-connection state (protocol, db, name, auth,
  * reply mode) or look at the list of clients. Reply bytes and error texts
  * follow Redis 7 (7.0.15 is the oracle; SETINFO and NO-TOUCH follow 7.2).
- * Authentication is the `requirepass` model only: the single user is
- * "default". CLIENT PAUSE/UNPAUSE validate their arguments and reply +OK but
- * do not pause anything yet (no client is ever paused).
+ * AUTH and HELLO AUTH authenticate as an ACL user (acl.h); `requirepass`
+ * is the default user's password. CLIENT PAUSE/UNPAUSE are pause.c's.
  */
 #include "sbuf.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "acl.h"
 #include "blocking.h"
 #include "client.h"
 #include "command.h"
 #include "db.h"
 #include "monitor.h"
 #include "multi.h"
+#include "pause.h"
 #include "pubsub.h"
 #include "reply.h"
 #include "server.h"
@@ -34,25 +35,7 @@
 
 /* ------------------------------------------------------------ helpers */
 
-static int requirepass_set(void) { return srv.cfg.requirepass && srv.cfg.requirepass[0]; }
-
-static int client_authed(const client *c) { return !requirepass_set() || (c->flags & CF_AUTHENTICATED); }
-
-/* Length-independent comparison time for equal lengths. */
-static int secret_eq(const char *a, size_t alen, const char *b, size_t blen) {
-    unsigned char diff = (unsigned char)(alen != blen);
-    size_t n = alen < blen ? alen : blen;
-    for (size_t i = 0; i < n; i++) diff |= (unsigned char)(a[i] ^ b[i]);
-    return diff == 0;
-}
-
-/* The only user is "default" (case-sensitive, as ACL user names are). With
- * no requirepass it has "nopass": any password is accepted. */
-static int check_user_pass(span user, span pass) {
-    if (user.len != 7 || memcmp(user.p, "default", 7) != 0) return 0;
-    if (!requirepass_set()) return 1;
-    return secret_eq(pass.p, pass.len, srv.cfg.requirepass, strlen(srv.cfg.requirepass));
-}
+static int client_authed(const client *c) { return !client_auth_required(c); }
 
 /* Client names and lib attributes: printable ASCII without spaces. */
 static int valid_attr(span s) {
@@ -116,8 +99,7 @@ static void cmd_reset(client *c) {
     zfree(c->name);
     c->name = NULL;
     c->flags &= ~(uint32_t)(CF_REPLY_OFF | CF_REPLY_SKIP_NEXT | CF_NO_EVICT | CF_NO_TOUCH);
-    if (requirepass_set()) c->flags &= ~(uint32_t)CF_AUTHENTICATED;
-    else c->flags |= CF_AUTHENTICATED;
+    acl_client_reset_auth(c);
     reply_status(c, "RESET");
 }
 
@@ -130,7 +112,7 @@ static void cmd_auth(client *c) {
     if (c->argc == 3) monitor_redact_arg(2);
     span user = {"default", 7}, pass = c->argv[c->argc - 1];
     if (c->argc == 2) {
-        if (!requirepass_set()) {
+        if (acl_default_user()->flags & AU_NOPASS) {
             reply_error(c, "ERR AUTH <password> called without any password configured for the default user. "
                            "Are you sure your configuration is correct?");
             return;
@@ -138,11 +120,10 @@ static void cmd_auth(client *c) {
     } else {
         user = c->argv[1];
     }
-    if (!check_user_pass(user, pass)) {
+    if (!acl_authenticate(c, user, pass)) {
         reply_error(c, ERR_WRONGPASS);
         return;
     }
-    c->flags |= CF_AUTHENTICATED;
     reply_ok(c);
 }
 
@@ -199,11 +180,10 @@ static void cmd_hello(client *c) {
     for (int j = 2; j < c->argc; j++) {
         int more = c->argc - 1 - j;
         if (span_eq_nocase(c->argv[j], "auth") && more >= 2) {
-            if (!check_user_pass(c->argv[j + 1], c->argv[j + 2])) {
+            if (!acl_authenticate(c, c->argv[j + 1], c->argv[j + 2])) {
                 reply_error(c, ERR_WRONGPASS);
                 return;
             }
-            c->flags |= CF_AUTHENTICATED;
             j += 2;
         } else if (span_eq_nocase(c->argv[j], "setname") && more >= 1) {
             if (!set_name_or_reply(c, c->argv[j + 1])) return;
@@ -386,6 +366,7 @@ typedef struct kill_filter {
     int type;               /* CT_ALL = any */
     int skipme;
     long long maxage;       /* seconds, 0 = any */
+    acl_user *user;         /* NULL = any */
 } kill_filter;
 
 static int span_eq_str(span s, const char *str) { return strlen(str) == s.len && memcmp(str, s.p, s.len) == 0; }
@@ -395,6 +376,7 @@ static int kill_matches(const kill_filter *f, client *c, client *t) {
     if (f->id && t->id != f->id) return 0;
     if (f->addr.p && !span_eq_str(f->addr, t->addr)) return 0;
     if (f->laddr.p && !span_eq_str(f->laddr, t->laddr)) return 0;
+    if (f->user && acl_client_user(t) != f->user) return 0;
     if (f->type != CT_ALL && f->type != client_type(t)) return 0;
     if (f->maxage && (srv.now_ms - t->ctime_ms) / 1000 < f->maxage) return 0;
     return 1;
@@ -436,7 +418,8 @@ static int parse_kill_filter(client *c, kill_filter *f) {
         } else if (span_eq_nocase(opt, "laddr")) {
             f->laddr = v;
         } else if (span_eq_nocase(opt, "user")) {
-            if (!span_eq_str(v, "default")) {
+            f->user = acl_user_find(v.p, v.len);
+            if (!f->user) {
                 reply_errorf(c, "ERR No such user '%s'", span_cstr(buf, sizeof buf, v));
                 return 0;
             }
@@ -518,30 +501,6 @@ static void client_flag_onoff(client *c, uint32_t flag) {
 static void client_no_evict(client *c) { client_flag_onoff(c, CF_NO_EVICT); }
 static void client_no_touch(client *c) { client_flag_onoff(c, CF_NO_TOUCH); }
 
-/* CLIENT PAUSE timeout [WRITE|ALL]: validated, then a no-op (+OK). */
-static void client_pause(client *c) {
-    long long ms;
-    if (c->argc > 4) {
-        reply_error(c, "ERR unknown subcommand or wrong number of arguments for 'PAUSE'. Try CLIENT HELP.");
-        return;
-    }
-    if (!str_to_ll(c->argv[2].p, c->argv[2].len, &ms)) {
-        reply_error(c, "ERR timeout is not an integer or out of range");
-        return;
-    }
-    if (ms < 0) {
-        reply_error(c, "ERR timeout is negative");
-        return;
-    }
-    if (c->argc == 4 && !span_eq_nocase(c->argv[3], "write") && !span_eq_nocase(c->argv[3], "all")) {
-        reply_error(c, "ERR CLIENT PAUSE mode must be WRITE or ALL");
-        return;
-    }
-    reply_ok(c);
-}
-
-static void client_unpause(client *c) { reply_ok(c); }
-
 /* CLIENT UNBLOCK id [TIMEOUT|ERROR]: the reason is checked before the id. */
 static void client_unblock(client *c) {
     if (c->argc > 4) {
@@ -564,7 +523,7 @@ static void client_unblock(client *c) {
         return;
     }
     for (client *t = srv.clients; t; t = t->next) {
-        if (t->id == (uint64_t)id && (t->flags & CF_BLOCKED)) {
+        if (t->id == (uint64_t)id && (t->flags & CF_BLOCKED) && !(t->flags & CF_PAUSED)) {
             unblock_client(t, why);
             reply_int(c, 1);
             return;
@@ -670,7 +629,7 @@ static command client_subcommands[] = {
     CMD("no-touch", client_no_touch, 3, .flags = F_CLI, .acl = "slow connection",
         .summary = "Controls whether commands sent by the client affect the LRU/LFU of accessed keys",
         .since = "7.2.0", .complexity = "O(1)"),
-    CMD("pause", client_pause, -3, .flags = F_CLI_ADMIN, .acl = "admin slow dangerous connection",
+    CMD("pause", pause_cmd_pause, -3, .flags = F_CLI_ADMIN, .acl = "admin slow dangerous connection",
         .summary = "Stop processing commands from clients for some time", .since = "2.9.50", .complexity = "O(1)"),
     CMD("reply", client_reply, 3, .flags = F_CLI, .acl = "slow connection",
         .summary = "Instruct the server whether to reply to commands", .since = "3.2.0", .complexity = "O(1)"),
@@ -687,7 +646,7 @@ static command client_subcommands[] = {
     CMD("unblock", client_unblock, -3, .flags = F_CLI_ADMIN, .acl = "admin slow dangerous connection",
         .summary = "Unblock a client blocked in a blocking command from a different connection", .since = "5.0.0",
         .complexity = "O(log N) where N is the number of client connections"),
-    CMD("unpause", client_unpause, 2, .flags = F_CLI_ADMIN, .acl = "admin slow dangerous connection",
+    CMD("unpause", pause_cmd_unpause, 2, .flags = F_CLI_ADMIN, .acl = "admin slow dangerous connection",
         .summary = "Resume processing of clients that were paused", .since = "6.2.0",
         .complexity = "O(N) Where N is the number of paused clients"),
     {0},

@@ -224,25 +224,6 @@ static void cmd_geopos(client *c) {
     "O(N+log(M)) where N is the number of elements inside the bounding box of the circular area delimited "   \
     "by center and radius and M is the number of items inside the index."
 
-/* COMMAND GETKEYS: the destinations of GEORADIUS[BYMEMBER] as Redis 7.0's
- * key specs find them: the first STORE, then the first STOREDIST, searched
- * from argument `from` on (argv[0] is the command name). */
-static int store_keys_from(const span *argv, int argc, int *pos, int from) {
-    static const char *const kw[] = {"store", "storedist"};
-    int n = 0;
-    for (int k = 0; k < 2; k++)
-        for (int i = from; i + 1 < argc; i++)
-            if (zopt_is(argv[i], kw[k])) {
-                pos[n++] = i + 1;
-                break;
-            }
-    return n;
-}
-static int georadius_store_keys(const span *argv, int argc, int *pos) { return store_keys_from(argv, argc, pos, 6); }
-static int georadiusbymember_store_keys(const span *argv, int argc, int *pos) {
-    return store_keys_from(argv, argc, pos, 5);
-}
-
 static command geo_commands[] = {
     CMD("geoadd", cmd_geoadd, -5, .flags = CMD_WRITE | CMD_DENYOOM, .acl = "write geo slow", CMD_KEYS(1, 1, 1),
         .summary = "Add one or more geospatial items in the geospatial index represented using a sorted set",
@@ -266,14 +247,12 @@ static command geo_commands[] = {
             "or a circle, and store the result in another key.", .since = "6.2.0",
         .complexity = GEO_SEARCH_COMPLEXITY),
     CMD("georadius", cmd_georadius, -6, .flags = CMD_WRITE | CMD_DENYOOM | CMD_MOVABLE_KEYS,
-        .store_keys = georadius_store_keys,
         .acl = "write geo slow", CMD_KEYS(1, 1, 1),
         .summary = "Query a sorted set representing a geospatial index to fetch members matching a given "
             "maximum distance from a point", .since = "3.2.0", .complexity = GEO_RADIUS_COMPLEXITY),
     CMD("georadius_ro", cmd_georadius_ro, -6, .flags = CMD_READONLY, .acl = "read geo slow", CMD_KEYS(1, 1, 1),
         .summary = "A read-only variant for GEORADIUS", .since = "3.2.10", .complexity = GEO_RADIUS_COMPLEXITY),
     CMD("georadiusbymember", cmd_georadiusbymember, -5, .flags = CMD_WRITE | CMD_DENYOOM | CMD_MOVABLE_KEYS,
-        .store_keys = georadiusbymember_store_keys,
         .acl = "write geo slow", CMD_KEYS(1, 1, 1),
         .summary = "Query a sorted set representing a geospatial index to fetch members matching a given "
             "maximum distance from a member", .since = "3.2.0", .complexity = GEO_RADIUS_COMPLEXITY),

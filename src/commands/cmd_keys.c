@@ -17,6 +17,7 @@
 #include "db.h"
 #include "dict.h"
 #include "evict.h"
+#include "lazyfree.h"
 #include "multi.h"
 #include "notify.h"
 #include "reply.h"
@@ -72,8 +73,8 @@ static void expire_node_now(db *d, dnode *n, int read) {
     size_t klen = dn_klen(n);
     char *k = klen <= sizeof buf ? buf : zmalloc(klen);
     memcpy(k, dn_key(n), klen);
-    if (read) db_lookup_read_notouch(d, k, klen, 1);
-    else db_lookup_write(d, k, klen);
+    if (read) db_lookup_read_notouch(d, k, klen, 1); /* keeps it during CLIENT PAUSE */
+    else if (!srv.client_pause) db_lookup_write(d, k, klen); /* CLIENT PAUSE: reported missing, kept */
     if (k != buf) zfree(k);
 }
 
@@ -101,13 +102,14 @@ static int span_same(span a, span b) { return a.len == b.len && memcmp(a.p, b.p,
 
 /* ---------------------------------------------------- DEL UNLINK EXISTS ... */
 
-static void del_generic(client *c) {
+/* lazy: UNLINK always, DEL under lazyfree-lazy-user-del (lazyfree.h) */
+static void del_generic(client *c, int why) {
     db *d = c->db;
     long long deleted = 0;
     for (int j = 1; j < c->argc; j++) {
         span k = c->argv[j];
         if (!db_lookup_write(d, k.p, k.len)) continue;   /* expires lazily */
-        if (db_delete(d, k.p, k.len)) {
+        if (db_delete_lazy(d, k.p, k.len, why)) {
             touch_watched_key(d, k.p, k.len);
             srv.dirty++;
             deleted++;
@@ -117,8 +119,8 @@ static void del_generic(client *c) {
     reply_int(c, deleted);
 }
 
-static void cmd_del(client *c) { del_generic(c); }
-static void cmd_unlink(client *c) { del_generic(c); }
+static void cmd_del(client *c) { del_generic(c, LAZY_USER_DEL); }
+static void cmd_unlink(client *c) { del_generic(c, LAZY_ALWAYS); }
 
 static void cmd_exists(client *c) {
     long long count = 0;
@@ -374,35 +376,39 @@ static void cmd_randomkey(client *c) {
 
 static void cmd_dbsize(client *c) { reply_int(c, (long long)dict_size(&c->db->keys)); }
 
-/* [ASYNC|SYNC]: both free synchronously here. */
+/* [ASYNC|SYNC]: 1 for ASYNC (the old keys are freed by lazyfree.c's thread),
+ * 0 for SYNC, lazyfree-lazy-user-flush without either; -1 after a syntax error. */
 static int parse_flush_flags(client *c) {
-    if (c->argc == 1) return 0;
-    if (c->argc == 2 && (span_eq_nocase(c->argv[1], "sync") || span_eq_nocase(c->argv[1], "async")))
-        return 0;
+    if (c->argc == 1) return lazyfree_user_flush_default();
+    if (c->argc == 2 && span_eq_nocase(c->argv[1], "sync")) return 0;
+    if (c->argc == 2 && span_eq_nocase(c->argv[1], "async")) return 1;
     reply_err_syntax(c);
     return -1;
 }
 
-static long long flush_one(db *d) {
+static long long flush_one(db *d, int async) {
     long long n = (long long)dict_size(&d->keys);
-    db_flush(d);
+    if (async) db_flush_async(d);
+    else db_flush(d);
     return n;
 }
 
 static void cmd_flushdb(client *c) {
-    if (parse_flush_flags(c) < 0) return;
+    int async = parse_flush_flags(c);
+    if (async < 0) return;
     touch_all_watched_keys(c->db);          /* before: it checks what exists */
     tracking_invalidate_all();
-    srv.dirty += flush_one(c->db);
+    srv.dirty += flush_one(c->db, async);
     blocking_signal_db(c->db);
     reply_ok(c);
 }
 
 static void cmd_flushall(client *c) {
-    if (parse_flush_flags(c) < 0) return;
+    int async = parse_flush_flags(c);
+    if (async < 0) return;
     touch_all_watched_keys(NULL);
     tracking_invalidate_all();
-    for (int i = 0; i < db_count(); i++) srv.dirty += flush_one(db_get(i));
+    for (int i = 0; i < db_count(); i++) srv.dirty += flush_one(db_get(i), async);
     blocking_signal_db(NULL);
     srv.dirty++;
     reply_ok(c);

@@ -30,6 +30,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "acl.h"
 #include "blocking.h"
 #include "client.h"
 #include "command.h"
@@ -228,7 +229,17 @@ static void sort_generic(client *c, int readonly) {
             has_by = 1;
             /* a constant BY pattern: nothing to sort (and it stays so) */
             if (!memchr(by.p, '*', cstr_len(by))) dontsort = 1;
+            else if (!acl_client_reads_all_keys(c)) {
+                reply_error(c, "ERR BY option of SORT denied due to insufficient ACL permissions.");
+                syntax = 1;
+                break;
+            }
         } else if (opt_is(a, "get") && left >= 1) {
+            if (!acl_client_reads_all_keys(c)) {
+                reply_error(c, "ERR GET option of SORT denied due to insufficient ACL permissions.");
+                syntax = 1;
+                break;
+            }
             gets[ngets++] = c->argv[++j];
         } else {
             reply_err_syntax(c);
@@ -425,20 +436,6 @@ static void sort_generic(client *c, int readonly) {
     zfree(gets);
 }
 
-/* COMMAND GETKEYS: the argv index of SORT's destination key (the last
- * STORE <key>, skipping the arguments of LIMIT, GET and BY but not STORE's
- * own, as Redis 7.0's sortGetKeys does). */
-static int sort_store_keys(const span *argv, int argc, int *pos) {
-    int at = 0;
-    for (int i = 2; i < argc; i++) {
-        if (opt_is(argv[i], "limit")) i += 2;
-        else if (opt_is(argv[i], "get") || opt_is(argv[i], "by")) i += 1;
-        else if (opt_is(argv[i], "store") && i + 1 < argc) at = i + 1; /* not skipped, as Redis */
-    }
-    pos[0] = at;
-    return at ? 1 : 0;
-}
-
 static void cmd_sort(client *c) { sort_generic(c, 0); }
 static void cmd_sort_ro(client *c) { sort_generic(c, 1); }
 
@@ -449,7 +446,7 @@ static void cmd_sort_ro(client *c) { sort_generic(c, 1); }
     "elements. When the elements are not sorted, complexity is O(N)."
 
 static command sort_commands[] = {
-    CMD("sort", cmd_sort, -2, .flags = CMD_WRITE | CMD_DENYOOM | CMD_MOVABLE_KEYS, .store_keys = sort_store_keys,
+    CMD("sort", cmd_sort, -2, .flags = CMD_WRITE | CMD_DENYOOM | CMD_MOVABLE_KEYS,
         .acl = "write set sortedset list slow dangerous", CMD_KEYS(1, 1, 1),
         .summary = "Sort the elements in a list, set or sorted set", .since = "1.0.0", .complexity = SORT_COMPLEXITY),
     CMD("sort_ro", cmd_sort_ro, -2, .flags = CMD_READONLY | CMD_MOVABLE_KEYS,

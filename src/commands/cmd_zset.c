@@ -328,13 +328,37 @@ static void cmd_zlexcount(client *c) {
 
 /* ---- ZRANK / ZREVRANK ------------------------------------------------------ */
 
+/* ZRANK|ZREVRANK key member [WITHSCORE] (WITHSCORE is Redis 7.2's): the
+ * rank, or with WITHSCORE [rank, score]; a missing member or key is a
+ * null, a null array with WITHSCORE. */
 static void rank_generic(client *c, int rev) {
+    int withscore = c->argc == 4;
+    if (c->argc > 4) {
+        reply_err_arity(c);
+        return;
+    }
+    if (withscore && !span_eq_nocase(c->argv[3], "withscore")) {
+        reply_err_syntax(c);
+        return;
+    }
     zset *zs;
     int r = zkey_lookup(c, c->argv[1], 0, NULL, &zs);
     if (r < 0) return;
     long rank = r ? zset_rank(zs, c->argv[2].p, c->argv[2].len, rev) : -1;
-    if (rank < 0) reply_null(c);
-    else reply_int(c, rank);
+    if (rank < 0) {
+        if (withscore) reply_null_array(c);
+        else reply_null(c);
+        return;
+    }
+    if (!withscore) {
+        reply_int(c, rank);
+        return;
+    }
+    double score = 0;
+    zset_score(zs, c->argv[2].p, c->argv[2].len, &score);
+    reply_array(c, 2);
+    reply_int(c, rank);
+    reply_double(c, score);
 }
 
 static void cmd_zrank(client *c) { rank_generic(c, 0); }
@@ -607,9 +631,10 @@ static command zset_commands[] = {
         .since = "1.2.0",
         .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
             "elements returned."),
-    CMD("zrank", cmd_zrank, 3, .flags = CMD_READONLY | CMD_FAST, .acl = "read sortedset fast", CMD_KEYS(1, 1, 1),
+    /* arity -3: Redis 7.2's optional WITHSCORE (7.0 has 3) */
+    CMD("zrank", cmd_zrank, -3, .flags = CMD_READONLY | CMD_FAST, .acl = "read sortedset fast", CMD_KEYS(1, 1, 1),
         .summary = "Determine the index of a member in a sorted set", .since = "2.0.0", .complexity = "O(log(N))"),
-    CMD("zrevrank", cmd_zrevrank, 3, .flags = CMD_READONLY | CMD_FAST, .acl = "read sortedset fast", CMD_KEYS(1, 1, 1),
+    CMD("zrevrank", cmd_zrevrank, -3, .flags = CMD_READONLY | CMD_FAST, .acl = "read sortedset fast", CMD_KEYS(1, 1, 1),
         .summary = "Determine the index of a member in a sorted set, with scores ordered from high to low",
         .since = "2.0.0", .complexity = "O(log(N))"),
     CMD("zremrangebyscore", cmd_zremrangebyscore, 4, .flags = CMD_WRITE, .acl = "write sortedset slow",

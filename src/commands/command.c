@@ -4,8 +4,11 @@
  * at startup from every group's table. Dispatch applies, in Redis's order:
  * unknown command / subcommand, arity, authentication, commands not allowed
  * in MULTI, maxmemory (evict, or refuse with OOM), the RESP2 pub/sub context,
- * then MULTI queueing, and finally calls the command with per-command statistics. */
+ * CLIENT PAUSE (the command is held: pause.h), then MULTI queueing, and
+ * finally calls the command with per-command statistics. */
 #include "command.h"
+#include "acl.h"
+#include "keyspec.h"
 #include "aof.h"
 #include "blocking.h"
 #include "reply.h"
@@ -15,6 +18,7 @@
 #include "latency.h"
 #include "monitor.h"
 #include "multi.h"
+#include "pause.h"
 #include "persist.h"
 #include "propagate.h"
 #include "pubsub.h"
@@ -118,6 +122,7 @@ void commands_init(const command_group *const *groups, size_t n) {
     memset(index_tab, 0, sizeof index_tab);
     ncommands = 0;
     for (size_t i = 0; i < n; i++) register_group(groups[i]);
+    keyspec_attach_all();
 }
 
 size_t command_count(void) { return ncommands; }
@@ -260,8 +265,16 @@ static void call_proc(client *c, command *cmd) {
     run.depth--;
 }
 
+/* Error replies already counted as a failure of a call that ended: a
+ * command's own failures are the errors during its call minus those its
+ * nested calls (EXEC's queued commands, a script's redis.call) counted, as
+ * Redis counts them (EXEC / EVAL are not failed by a failing inner call). */
+static uint64_t errors_claimed;
+
+void command_errors_claimed(uint64_t n) { errors_claimed += n; }
+
 void command_call(client *c, command *cmd) {
-    uint64_t errs = srv.stats.total_error_replies;
+    uint64_t errs = srv.stats.total_error_replies, claimed0 = errors_claimed;
     prop_frame pf;
     prop_enter(&pf);
     c->cmd = cmd;
@@ -272,7 +285,10 @@ void command_call(client *c, command *cmd) {
     call_proc(c, cmd);
     srv.executing_client = outer;
     cmd->calls++;
-    if (srv.stats.total_error_replies != errs) cmd->failed_calls++;
+    uint64_t total = srv.stats.total_error_replies; /* CONFIG RESETSTAT may have zeroed it */
+    uint64_t during = total >= errs ? total - errs : 0;
+    if (during > errors_claimed - claimed0) cmd->failed_calls++;
+    errors_claimed = claimed0 + during;
     srv.stats.numcommands++;
     c->tot_cmds++;
     c->lastcmd = cmd;
@@ -290,9 +306,11 @@ void command_dispatch(client *c) {
 void command_dispatch_resolved(client *c, command *cmd) {
     c->cmd = cmd;
     /* the common case first: none of the checks below applies (with
-     * maxmemory set, every command takes the checked path: eviction first) */
+     * maxmemory set, every command takes the checked path: eviction first;
+     * a restricted ACL user stays here when its rules plainly allow the
+     * command and its one key, else the full check below decides) */
     if (!(c->flags & (CF_REPLY_SKIP_NEXT | CF_REPLY_SKIP | CF_MULTI | CF_PUBSUB)) && (c->flags & CF_AUTHENTICATED) &&
-        cmd && !srv.observers && !srv.cfg.maxmemory && !srv.rdb_bgsave_failed && !srv.aof_write_failed && !srv.loading && !srv.script_busy && command_arity_ok(cmd, c->argc)) {
+        cmd && (!(c->flags & CF_ACL_CHECK) || acl_allows_fast(c, cmd)) && !srv.observers && !srv.cfg.maxmemory && !srv.rdb_bgsave_failed && !srv.aof_write_failed && !srv.loading && !srv.script_busy && !srv.client_pause && command_arity_ok(cmd, c->argc)) {
         command_call(c, cmd);
         c->flags &= ~CF_REPLY_SKIP;
         if (blocking_ready_pending) blocking_handle_ready();
@@ -324,12 +342,19 @@ void command_dispatch_resolved(client *c, command *cmd) {
         reject(c, cmd, "ERR", msg);
         goto done;
     }
-    if (!(c->flags & CF_AUTHENTICATED) && !(cmd->flags & CMD_NO_AUTH)) {
+    if (client_auth_required(c) && !(cmd->flags & CMD_NO_AUTH)) {
         reject(c, cmd, "NOAUTH", "Authentication required.");
         goto done;
     }
     if ((c->flags & CF_MULTI) && (cmd->flags & CMD_NO_MULTI)) {
         reject(c, cmd, "ERR", "Command not allowed inside a transaction");
+        goto done;
+    }
+    int acl_r = (c->flags & CF_ACL_CHECK) ? acl_dispatch_check(c, cmd) : ACL_OK;
+    if (acl_r != ACL_OK) {
+        char msg[160];
+        acl_denied_message(msg, sizeof msg, acl_r, cmd);
+        reject(c, cmd, "NOPERM", msg + 7); /* without the "NOPERM " */
         goto done;
     }
     if (srv.rdb_bgsave_failed && (cmd->flags & CMD_WRITE || cmd->props & PROP_MISCONF_DENIED) && persist_writes_refused()) {
@@ -365,6 +390,13 @@ void command_dispatch_resolved(client *c, command *cmd) {
     if ((c->flags & CF_MONITOR) && (cmd->flags & (CMD_WRITE | CMD_READONLY | CMD_MAY_REPLICATE))) {
         reject(c, cmd, "ERR", "Replica can't interact with the keyspace");
         goto done;
+    }
+    if (srv.client_pause && pause_must_hold(c, cmd)) {
+        /* held: dispatched again when the pause ends (CLIENT REPLY SKIP stays armed) */
+        if (c->flags & CF_REPLY_SKIP) c->flags = (c->flags & ~CF_REPLY_SKIP) | CF_REPLY_SKIP_NEXT;
+        c->lastcmd = cmd;
+        pause_hold(c);
+        return;
     }
     if ((c->flags & CF_MULTI) && !(cmd->props & PROP_TX_CONTROL)) {
         multi_queue_command(c, cmd);

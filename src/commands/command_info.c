@@ -1,20 +1,27 @@
-/* command_info.c - the COMMAND command: COUNT, LIST, INFO, DOCS, GETKEYS and
- * HELP, rendered from the command table's metadata (enough for redis-cli's
- * interactive hints and for client libraries that introspect commands). */
+/* command_info.c - the COMMAND command: COUNT, LIST, INFO, DOCS, GETKEYS,
+ * GETKEYSANDFLAGS and HELP, rendered from the command table's metadata and
+ * Redis 7.0's key specs and tips (keyspec.h) - enough for redis-cli's
+ * interactive hints, for client libraries that introspect commands and for
+ * cluster clients that route by key specs and request/response policies. */
 #include "command.h"
+#include "keyspec.h"
+#include "zmalloc.h"
 #include "reply.h"
 #include "server.h"
 #include "util.h"
+#include <stddef.h>
 #include <string.h>
+#include <strings.h>
 
+/* in Redis 7.0's order; may_replicate is not shown, as Redis */
 static const struct { uint32_t bit; const char *name; } flag_names[] = {
     {CMD_WRITE, "write"},         {CMD_READONLY, "readonly"},   {CMD_DENYOOM, "denyoom"},
     {CMD_ADMIN, "admin"},         {CMD_PUBSUB, "pubsub"},       {CMD_NOSCRIPT, "noscript"},
     {CMD_BLOCKING, "blocking"},   {CMD_LOADING, "loading"},     {CMD_STALE, "stale"},
     {CMD_SKIP_MONITOR, "skip_monitor"}, {CMD_SKIP_SLOWLOG, "skip_slowlog"}, {CMD_FAST, "fast"},
-    {CMD_NO_AUTH, "no_auth"},     {CMD_MAY_REPLICATE, "may_replicate"}, {CMD_NO_MULTI, "no_multi"},
-    {CMD_ALLOW_BUSY, "allow_busy"}, {CMD_NO_ASYNC_LOADING, "no_async_loading"},
-    {CMD_NO_MANDATORY_KEYS, "no_mandatory_keys"}, {CMD_MOVABLE_KEYS, "movablekeys"},
+    {CMD_NO_AUTH, "no_auth"},     {CMD_NO_MANDATORY_KEYS, "no_mandatory_keys"},
+    {CMD_NO_ASYNC_LOADING, "no_async_loading"}, {CMD_NO_MULTI, "no_multi"}, {CMD_MOVABLE_KEYS, "movablekeys"},
+    {CMD_ALLOW_BUSY, "allow_busy"},
 };
 
 static void reply_flags(client *c, uint32_t flags) {
@@ -52,6 +59,91 @@ static void reply_acl(client *c, const char *acl) {
     }
 }
 
+static const struct { uint32_t bit; const char *name; } keyflag_names[] = {
+    {KS_RO, "RO"},         {KS_RW, "RW"},         {KS_OW, "OW"},           {KS_RM, "RM"},
+    {KS_ACCESS, "access"}, {KS_UPDATE, "update"}, {KS_INSERT, "insert"},   {KS_DELETE, "delete"},
+    {KS_NOT_KEY, "not_key"}, {KS_INCOMPLETE, "incomplete"}, {KS_VARIABLE_FLAGS, "variable_flags"},
+};
+
+static void reply_keyflags(client *c, uint32_t flags) {
+    long n = 0;
+    for (size_t i = 0; i < sizeof keyflag_names / sizeof keyflag_names[0]; i++)
+        if (flags & keyflag_names[i].bit) n++;
+    reply_set(c, n);
+    for (size_t i = 0; i < sizeof keyflag_names / sizeof keyflag_names[0]; i++)
+        if (flags & keyflag_names[i].bit) reply_status(c, keyflag_names[i].name);
+}
+
+static void reply_tips(client *c, const cmd_keyinfo *ki) {
+    long n = 0;
+    for (const char *const *t = ki ? ki->tips : NULL; t && *t; t++) n++;
+    reply_set(c, n);
+    for (long i = 0; i < n; i++) reply_bulk_cstr(c, ki->tips[i]);
+}
+
+/* {type: ..., spec: {...}} of a begin_search or find_keys part */
+static void reply_spec_part(client *c, const char *type, long nfields) {
+    reply_map(c, 2);
+    reply_bulk_cstr(c, "type");
+    reply_bulk_cstr(c, type);
+    reply_bulk_cstr(c, "spec");
+    reply_map(c, nfields);
+}
+
+static void reply_int_field(client *c, const char *name, long long v) {
+    reply_bulk_cstr(c, name);
+    reply_int(c, v);
+}
+
+static void reply_begin_search(client *c, const keyspec *s) {
+    if (s->bs == KS_BS_INDEX) {
+        reply_spec_part(c, "index", 1);
+        reply_int_field(c, "index", s->bs_pos);
+    } else if (s->bs == KS_BS_KEYWORD) {
+        reply_spec_part(c, "keyword", 2);
+        reply_bulk_cstr(c, "keyword");
+        reply_bulk_cstr(c, s->keyword);
+        reply_int_field(c, "startfrom", s->bs_pos);
+    } else {
+        reply_spec_part(c, "unknown", 0);
+    }
+}
+
+static void reply_find_keys(client *c, const keyspec *s) {
+    if (s->fk == KS_FK_RANGE) {
+        reply_spec_part(c, "range", 3);
+        reply_int_field(c, "lastkey", s->fk_a);
+        reply_int_field(c, "keystep", s->fk_b);
+        reply_int_field(c, "limit", s->fk_c);
+    } else if (s->fk == KS_FK_KEYNUM) {
+        reply_spec_part(c, "keynum", 3);
+        reply_int_field(c, "keynumidx", s->fk_a);
+        reply_int_field(c, "firstkey", s->fk_b);
+        reply_int_field(c, "keystep", s->fk_c);
+    } else {
+        reply_spec_part(c, "unknown", 0);
+    }
+}
+
+static void reply_keyspecs(client *c, const cmd_keyinfo *ki) {
+    int n = ki ? ki->nspecs : 0;
+    reply_set(c, n);
+    for (int i = 0; i < n; i++) {
+        const keyspec *s = &ki->specs[i];
+        reply_map(c, s->notes ? 4 : 3);
+        if (s->notes) {
+            reply_bulk_cstr(c, "notes");
+            reply_bulk_cstr(c, s->notes);
+        }
+        reply_bulk_cstr(c, "flags");
+        reply_keyflags(c, s->flags);
+        reply_bulk_cstr(c, "begin_search");
+        reply_begin_search(c, s);
+        reply_bulk_cstr(c, "find_keys");
+        reply_find_keys(c, s);
+    }
+}
+
 static long count_subcmds(const command *cmd) {
     long n = 0;
     for (const command *s = cmd->subcmds; s && s->name; s++) n++;
@@ -67,15 +159,99 @@ static void reply_info(client *c, command *cmd) {
     reply_int(c, cmd->last_key);
     reply_int(c, cmd->key_step);
     reply_acl(c, cmd->acl);
-    reply_array(c, 0); /* tips */
-    reply_array(c, 0); /* key specs */
-    reply_array(c, count_subcmds(cmd));
+    reply_tips(c, cmd->keyinfo);
+    reply_keyspecs(c, cmd->keyinfo);
+    reply_set(c, count_subcmds(cmd));
     for (command *s = cmd->subcmds; s && s->name; s++) reply_info(c, s);
+}
+
+static void reply_doc_args(client *c, const docarg *args, int n);
+
+static void reply_doc_arg(client *c, const docarg *a) {
+    long fields = 2 + (a->key_spec_index >= 0) + !!a->token + !!a->since + !!a->deprecated_since + !!a->flags +
+                  (a->nargs > 0);
+    reply_map(c, fields);
+    reply_bulk_cstr(c, "name");
+    reply_bulk_cstr(c, a->name);
+    reply_bulk_cstr(c, "type");
+    reply_bulk_cstr(c, a->type);
+    if (a->key_spec_index >= 0) reply_int_field(c, "key_spec_index", a->key_spec_index);
+    static const struct { const char *name; size_t off; } strs[] = {
+        {"token", offsetof(docarg, token)},
+        {"since", offsetof(docarg, since)},
+        {"deprecated_since", offsetof(docarg, deprecated_since)},
+    };
+    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
+        const char *v = *(const char *const *)((const char *)a + strs[i].off);
+        if (!v) continue;
+        reply_bulk_cstr(c, strs[i].name);
+        reply_bulk_cstr(c, v);
+    }
+    if (a->flags) {
+        static const char *const names[] = {"optional", "multiple", "multiple_token"};
+        reply_bulk_cstr(c, "flags");
+        reply_set(c, (a->flags & 1) + ((a->flags >> 1) & 1) + ((a->flags >> 2) & 1));
+        for (int i = 0; i < 3; i++)
+            if (a->flags & (1u << i)) reply_status(c, names[i]);
+    }
+    if (a->nargs > 0) {
+        reply_bulk_cstr(c, "arguments");
+        reply_doc_args(c, a->args, a->nargs);
+    }
+}
+
+static void reply_doc_args(client *c, const docarg *args, int n) {
+    reply_array(c, n);
+    for (int i = 0; i < n; i++) reply_doc_arg(c, &args[i]);
+}
+
+static void reply_doc_history(client *c, const char *const *h) {
+    long n = 0;
+    while (h[2 * n]) n++;
+    reply_set(c, n);
+    for (long i = 0; i < n; i++) {
+        reply_array(c, 2);
+        reply_bulk_cstr(c, h[2 * i]);
+        reply_bulk_cstr(c, h[2 * i + 1]);
+    }
+}
+
+/* What COMMAND DOCS prints after the complexity: doc flags, deprecation,
+ * history and arguments, as Redis 7.0 documents the command. */
+static long doc_extra_fields(const cmd_docinfo *d) {
+    return d ? !!d->doc_flags + !!d->deprecated_since + !!d->replaced_by + !!d->history + (d->nargs > 0) : 0;
+}
+
+static void reply_doc_extra(client *c, const cmd_docinfo *d) {
+    if (!d) return;
+    if (d->doc_flags) {
+        reply_bulk_cstr(c, "doc_flags");
+        reply_set(c, !!(d->doc_flags & DOC_DEPRECATED) + !!(d->doc_flags & DOC_SYSCMD));
+        if (d->doc_flags & DOC_DEPRECATED) reply_status(c, "deprecated");
+        if (d->doc_flags & DOC_SYSCMD) reply_status(c, "syscmd");
+    }
+    if (d->deprecated_since) {
+        reply_bulk_cstr(c, "deprecated_since");
+        reply_bulk_cstr(c, d->deprecated_since);
+    }
+    if (d->replaced_by) {
+        reply_bulk_cstr(c, "replaced_by");
+        reply_bulk_cstr(c, d->replaced_by);
+    }
+    if (d->history) {
+        reply_bulk_cstr(c, "history");
+        reply_doc_history(c, d->history);
+    }
+    if (d->nargs > 0) {
+        reply_bulk_cstr(c, "arguments");
+        reply_doc_args(c, d->args, d->nargs);
+    }
 }
 
 static void reply_docs(client *c, command *cmd) {
     long nsub = count_subcmds(cmd);
-    reply_map(c, nsub ? 5 : 4);
+    const cmd_docinfo *d = cmd->keyinfo ? &keyspec_docs[cmd->keyinfo - keyspec_table] : NULL;
+    reply_map(c, 4 + doc_extra_fields(d) + (nsub ? 1 : 0));
     reply_bulk_cstr(c, "summary");
     reply_bulk_cstr(c, cmd->summary ? cmd->summary : "");
     reply_bulk_cstr(c, "since");
@@ -84,6 +260,7 @@ static void reply_docs(client *c, command *cmd) {
     reply_bulk_cstr(c, cmd->group ? cmd->group : "generic");
     reply_bulk_cstr(c, "complexity");
     reply_bulk_cstr(c, cmd->complexity ? cmd->complexity : "O(1)");
+    reply_doc_extra(c, d);
     if (nsub) {
         reply_bulk_cstr(c, "subcommands");
         reply_map(c, nsub);
@@ -110,23 +287,64 @@ static size_t all_commands(command **v, size_t cap) {
 
 #define MAX_CMDS 1024
 
+/* COMMAND LIST [FILTERBY MODULE name | ACLCAT category | PATTERN glob]:
+ * commands and subcommands (by full name) the filter keeps. */
+typedef struct list_filter {
+    int type; /* 0 none, 1 module (ferry has no modules: nothing), 2 aclcat, 3 pattern */
+    span arg;
+} list_filter;
+
+static int has_category(const char *acl, span cat) {
+    for (const char *q = acl ? acl : ""; *q;) {
+        while (*q == ' ') q++;
+        const char *e = q;
+        while (*e && *e != ' ') e++;
+        if (e > q && (size_t)(e - q) == cat.len && !strncasecmp(q, cat.p, cat.len)) return 1;
+        q = e;
+    }
+    return 0;
+}
+
+static int list_keeps(const command *cmd, const list_filter *f) {
+    switch (f->type) {
+    case 0: return 1;
+    case 2: return has_category(cmd->acl, f->arg);
+    case 3: return glob_match(f->arg.p, f->arg.len, cmd->fullname, strlen(cmd->fullname), 1);
+    default: return 0;
+    }
+}
+
+static int parse_list_filter(client *c, list_filter *f) {
+    f->type = 0;
+    if (c->argc == 2) return 1;
+    if (c->argc != 5 || !span_eq_nocase(c->argv[2], "filterby")) return 0;
+    if (span_eq_nocase(c->argv[3], "module")) f->type = 1;
+    else if (span_eq_nocase(c->argv[3], "aclcat")) f->type = 2;
+    else if (span_eq_nocase(c->argv[3], "pattern")) f->type = 3;
+    else return 0;
+    f->arg = c->argv[4];
+    return 1;
+}
+
 static void command_list(client *c) {
     static command *v[MAX_CMDS];
-    size_t n = all_commands(v, MAX_CMDS);
-    const char *pattern = NULL;
-    size_t plen = 0;
-    if (c->argc == 5 && span_eq_nocase(c->argv[2], "filterby") && span_eq_nocase(c->argv[3], "pattern")) {
-        pattern = c->argv[4].p;
-        plen = c->argv[4].len;
-    } else if (c->argc != 2) {
+    list_filter f;
+    if (!parse_list_filter(c, &f)) {
         reply_err_syntax(c);
         return;
     }
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!pattern || glob_match(pattern, plen, v[i]->name, strlen(v[i]->name), 1)) v[m++] = v[i];
-    reply_array(c, (long)m);
-    for (size_t i = 0; i < m; i++) reply_bulk_cstr(c, v[i]->name);
+    size_t n = all_commands(v, MAX_CMDS);
+    long m = 0;
+    for (size_t i = 0; i < n; i++) {
+        m += list_keeps(v[i], &f);
+        for (command *s = v[i]->subcmds; s && s->name; s++) m += list_keeps(s, &f);
+    }
+    reply_array(c, m);
+    for (size_t i = 0; i < n; i++) {
+        if (list_keeps(v[i], &f)) reply_bulk_cstr(c, v[i]->fullname);
+        for (command *s = v[i]->subcmds; s && s->name; s++)
+            if (list_keeps(s, &f)) reply_bulk_cstr(c, s->fullname);
+    }
 }
 
 static command *lookup_fullname(span s) {
@@ -138,6 +356,42 @@ static command *lookup_fullname(span s) {
     for (command *x = parent->subcmds; x && x->name; x++)
         if (span_eq_nocase(sub, x->name)) return x;
     return NULL;
+}
+
+/* COMMAND GETKEYS / GETKEYSANDFLAGS <command> <arg> ... */
+static void command_getkeys(client *c, int with_flags) {
+    const span *argv = c->argv + 2;
+    int argc = c->argc - 2;
+    command *cmd = command_lookup(argv, argc);
+    if (!cmd) {
+        reply_error(c, "ERR Invalid command specified");
+        return;
+    }
+    if (!keyspec_has_keys(cmd)) {
+        reply_error(c, "ERR The command has no key arguments");
+        return;
+    }
+    if (!command_arity_ok(cmd, argc)) {
+        reply_error(c, "ERR Invalid number of arguments specified for command");
+        return;
+    }
+    keyref small[64], *keys = small;
+    int n = command_keys(cmd, argv, argc, small, 64);
+    if (n > 64) {
+        keys = zmalloc(sizeof *keys * (size_t)n);
+        n = command_keys(cmd, argv, argc, keys, n);
+    }
+    if (n <= 0 && !(cmd->flags & CMD_NO_MANDATORY_KEYS)) {
+        reply_error(c, "ERR Invalid arguments specified for command");
+    } else {
+        reply_array(c, n > 0 ? n : 0);
+        for (int i = 0; i < n; i++) {
+            if (with_flags) reply_array(c, 2);
+            reply_bulk_span(c, argv[keys[i].pos]);
+            if (with_flags) reply_keyflags(c, keys[i].flags);
+        }
+    }
+    if (keys != small) zfree(keys);
 }
 
 void cmd_command(client *c) {
@@ -164,7 +418,7 @@ void cmd_command(client *c) {
         for (int i = 2; i < c->argc; i++) {
             command *cmd = lookup_fullname(c->argv[i]);
             if (cmd) reply_info(c, cmd);
-            else reply_null_array(c);
+            else reply_null(c);
         }
     } else if (span_eq_nocase(sub, "docs")) {
         if (c->argc == 2) {
@@ -186,41 +440,8 @@ void cmd_command(client *c) {
             reply_bulk_cstr(c, v[i]->fullname);
             reply_docs(c, v[i]);
         }
-    } else if (span_eq_nocase(sub, "getkeys") && c->argc >= 3) {
-        command *cmd = command_lookup(c->argv + 2, c->argc - 2);
-        if (!cmd) {
-            reply_error(c, "ERR Invalid command specified");
-            return;
-        }
-        int argc = c->argc - 2;
-        if ((cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity) {
-            reply_error(c, "ERR Invalid number of arguments specified for command");
-            return;
-        }
-        if (cmd->props & PROP_NUMKEYS_AT_2) { /* EVAL / FCALL: the keys are counted by argv[2] */
-            long long nk;
-            if (!str_to_ll(c->argv[4].p, c->argv[4].len, &nk) || nk < 0 || nk > argc - 3) nk = 0;
-            reply_array(c, (long)nk);
-            for (long long i = 0; i < nk; i++) reply_bulk_span(c, c->argv[5 + i]);
-            return;
-        }
-        int pos[2];
-        int nstore = cmd->store_keys ? cmd->store_keys(c->argv + 2, argc, pos) : 0;
-        if (nstore) { /* SORT / GEORADIUS ... STORE dst: the key and the destinations */
-            reply_array(c, 1 + nstore);
-            reply_bulk_span(c, c->argv[3]);
-            for (int i = 0; i < nstore; i++) reply_bulk_span(c, c->argv[2 + pos[i]]);
-            return;
-        }
-        if (cmd->first_key == 0) {
-            reply_error(c, "ERR The command has no key arguments");
-            return;
-        }
-        int last = cmd->last_key < 0 ? argc + cmd->last_key : cmd->last_key;
-        long n = 0;
-        for (int i = cmd->first_key; i <= last && i < argc; i += cmd->key_step) n++;
-        reply_array(c, n);
-        for (int i = cmd->first_key; i <= last && i < argc; i += cmd->key_step) reply_bulk_span(c, c->argv[2 + i]);
+    } else if ((span_eq_nocase(sub, "getkeys") || span_eq_nocase(sub, "getkeysandflags")) && c->argc >= 3) {
+        command_getkeys(c, span_eq_nocase(sub, "getkeysandflags"));
     } else if (span_eq_nocase(sub, "help") && c->argc == 2) {
         static const char *const help[] = {
             "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
@@ -240,8 +461,10 @@ void cmd_command(client *c) {
             "    commands are returned.",
             "GETKEYS <full-command>",
             "    Return the keys from a full Redis command.",
+            "GETKEYSANDFLAGS <full-command>",
+            "    Return the keys and the access flags from a full Redis command.",
             "HELP",
-            "    Print this help.",
+            "    Prints this help.",
             NULL,
         };
         reply_help(c, help);
@@ -256,27 +479,30 @@ void cmd_command(client *c) {
 
 static command command_subcmds[] = {
     CMD("count", cmd_command, 2, .flags = CMD_LOADING | CMD_STALE, .acl = "slow connection",
-        .summary = "Returns a count of commands.", .since = "7.0.0", .complexity = "O(N)"),
+        .summary = "Get total number of Redis commands", .since = "2.8.13", .complexity = "O(1)"),
     CMD("docs", cmd_command, -2, .flags = CMD_LOADING | CMD_STALE, .acl = "slow connection",
-        .summary = "Returns documentary information about one, multiple or all commands.", .since = "7.0.0",
-        .complexity = "O(N)"),
+        .summary = "Get array of specific Redis command documentation", .since = "7.0.0",
+        .complexity = "O(N) where N is the number of commands to look up"),
     CMD("getkeys", cmd_command, -4, .flags = CMD_LOADING | CMD_STALE, .acl = "slow connection",
-        .summary = "Extracts the key names from an arbitrary command.", .since = "7.0.0", .complexity = "O(N)"),
+        .summary = "Extract keys given a full Redis command", .since = "2.8.13",
+        .complexity = "O(N) where N is the number of arguments to the command"),
     CMD("getkeysandflags", cmd_command, -4, .flags = CMD_LOADING | CMD_STALE, .acl = "slow connection",
-        .summary = "Extracts the key names and access flags for an arbitrary command.", .since = "7.0.0",
-        .complexity = "O(N)"),
+        .summary = "Extract keys and access flags given a full Redis command", .since = "7.0.0",
+        .complexity = "O(N) where N is the number of arguments to the command"),
     CMD("help", cmd_command, 2, .flags = CMD_LOADING | CMD_STALE, .acl = "slow connection",
-        .summary = "Returns helpful text about the different subcommands.", .since = "7.0.0", .complexity = "O(N)"),
+        .summary = "Show helpful text about the different subcommands", .since = "5.0.0", .complexity = "O(1)"),
     CMD("info", cmd_command, -2, .flags = CMD_LOADING | CMD_STALE, .acl = "slow connection",
-        .summary = "Returns information about one, multiple or all commands.", .since = "7.0.0", .complexity = "O(N)"),
+        .summary = "Get array of specific Redis command details, or all when no argument is given.",
+        .since = "2.8.13", .complexity = "O(N) where N is the number of commands to look up"),
     CMD("list", cmd_command, -2, .flags = CMD_LOADING | CMD_STALE, .acl = "slow connection",
-        .summary = "Returns a list of command names.", .since = "7.0.0", .complexity = "O(N)"),
+        .summary = "Get an array of Redis command names", .since = "7.0.0",
+        .complexity = "O(N) where N is the total number of Redis commands"),
     {0},
 };
 
 static command introspection_commands[] = {
     CMD("command", cmd_command, -1, .flags = CMD_LOADING | CMD_STALE, .acl = "slow connection",
-        .summary = "Returns detailed information about all commands.", .since = "2.8.13",
+        .summary = "Get array of Redis command details", .since = "2.8.13",
         .complexity = "O(N) where N is the total number of Redis commands", .subcmds = command_subcmds),
     {0},
 };

@@ -8,6 +8,7 @@
  * write path pays a single branch. The same calls report each changed key
  * to client-side caching (tracking.h), one more branch while nothing is
  * tracked. */
+#include "acl.h"
 #include "multi.h"
 #include "blocking.h"
 #include "command.h"
@@ -292,6 +293,7 @@ static void cmd_exec(client *c) {
     for (int i = 0; i < n; i++) {
         c->argc = q[i].argc;
         c->argv = q[i].argv;
+        if ((c->flags & CF_ACL_CHECK) && acl_exec_denied(c, q[i].cmd)) continue;
         command_call(c, q[i].cmd);
     }
     c->argc = orig_argc;

@@ -132,6 +132,27 @@ pubsub_counts pubsub_client_counts(const client *c) {
     return k;
 }
 
+typedef struct name_visit {
+    int (*fn)(span name, int is_pattern, void *ud);
+    void *ud;
+    int stop;
+} name_visit;
+
+static void visit_name(void *ud, dnode *n) {
+    name_visit *v = ud;
+    if (!v->stop) v->stop = v->fn(node_name(n), 0, v->ud);
+}
+
+int pubsub_client_any(client *c, int (*fn)(span name, int is_pattern, void *ud), void *ud) {
+    struct pubsub_state *st = c->pubsub;
+    if (!st) return 0;
+    name_visit v = {fn, ud, 0};
+    dict_foreach(&st->names[NS_CHANNEL], visit_name, &v);
+    if (!v.stop) dict_foreach(&st->names[NS_SHARD], visit_name, &v);
+    for (size_t i = 0; i < st->npats && !v.stop; i++) v.stop = fn(node_name(st->pats[i]), 1, ud);
+    return v.stop;
+}
+
 /* The count a (un)subscribe confirmation carries: channels + patterns, or
  * shard channels for the shard commands (Redis 7.0). */
 static long long confirm_count(const client *c, int ns) {

@@ -22,6 +22,7 @@
 #include "tracking.h"
 #include "command.h"
 #include "dict.h"
+#include "keyspec.h"
 #include "outlimit.h"
 #include "reply.h"
 #include "sbuf.h"
@@ -509,66 +510,18 @@ void tracking_limit_table(void) {
 
 /* ------------------------------------------------------- reading keys */
 
-/* Movable-key read commands: where their key count is (the keys follow
- * it), or -1 for XREAD's STREAMS form. */
-static const struct {
-    const char *name;
-    int numkeys_at;
-} movable[] = {
-    {"zunion", 1}, {"zinter", 1}, {"zdiff", 1}, {"zintercard", 1}, {"sintercard", 1}, {"xread", -1},
-};
-
-static int numkeys_positions(const span *argv, int argc, int at, int *pos, int cap) {
-    long long nk;
-    if (at >= argc || !str_to_ll(argv[at].p, argv[at].len, &nk) || nk < 1 || nk > argc - at - 1) return 0;
-    int n = 0;
-    for (long long i = 0; i < nk && n < cap; i++) pos[n++] = at + 1 + (int)i;
-    return n;
-}
-
-/* XREAD ... STREAMS k1 k2 id1 id2: the first half after STREAMS. */
-static int streams_positions(const span *argv, int argc, int *pos, int cap) {
-    for (int i = 1; i < argc; i++) {
-        if (!span_eq_nocase(argv[i], "streams")) continue;
-        int rest = argc - i - 1;
-        if (rest == 0 || rest % 2) return 0;
-        int n = 0;
-        for (int k = 0; k < rest / 2 && n < cap; k++) pos[n++] = i + 1 + k;
-        return n;
-    }
-    return 0;
-}
-
-/* The argv indexes of cmd's keys (as COMMAND GETKEYS), at most cap. */
-static int key_positions(const command *cmd, const span *argv, int argc, int *pos, int cap) {
-    if (cmd->props & PROP_NUMKEYS_AT_2) return numkeys_positions(argv, argc, 2, pos, cap);
-    if (cmd->flags & CMD_MOVABLE_KEYS) {
-        for (size_t i = 0; i < sizeof movable / sizeof movable[0]; i++) {
-            if (strcmp(cmd->name, movable[i].name) != 0) continue;
-            if (movable[i].numkeys_at < 0) return streams_positions(argv, argc, pos, cap);
-            return numkeys_positions(argv, argc, movable[i].numkeys_at, pos, cap);
-        }
-        if (strcmp(cmd->name, "sort_ro") != 0) return 0; /* SORT_RO: its key argv[1] (BY/GET name no keys) */
-    }
-    if (cmd->first_key <= 0) return 0;
-    int last = cmd->last_key < 0 ? argc + cmd->last_key : cmd->last_key;
-    int step = cmd->key_step > 0 ? cmd->key_step : 1, n = 0;
-    for (int i = cmd->first_key; i <= last && i < argc && n < cap; i += step) pos[n++] = i;
-    return n;
-}
-
 /* Remembers the keys of c's current command (for a script: the EVAL's
  * declared keys), unless OPTIN without CACHING yes or OPTOUT with CACHING no. */
 static void remember_keys(client *c) {
     int optin = (c->flags & CF_TRACKING_OPTIN) != 0, optout = (c->flags & CF_TRACKING_OPTOUT) != 0;
     int caching = (c->flags & CF_TRACKING_CACHING) != 0;
     if ((optin && !caching) || (optout && caching) || !c->cmd || (c->cmd->flags & CMD_PUBSUB)) return;
-    int small[16];
+    keyref small[16]; /* a command has at most argc keys */
     int cap = c->argc < 16 ? 16 : c->argc;
-    int *pos = cap <= 16 ? small : zmalloc((size_t)cap * sizeof *pos);
-    int n = key_positions(c->cmd, c->argv, c->argc, pos, cap);
-    for (int i = 0; i < n; i++) table_remember(c->argv[pos[i]].p, c->argv[pos[i]].len, c->id);
-    if (pos != small) zfree(pos);
+    keyref *keys = cap <= 16 ? small : zmalloc((size_t)cap * sizeof *keys);
+    int n = command_keys(c->cmd, c->argv, c->argc, keys, cap); /* as COMMAND GETKEYS */
+    for (int i = 0; i < n && i < cap; i++) table_remember(c->argv[keys[i].pos].p, c->argv[keys[i].pos].len, c->id);
+    if (keys != small) zfree(keys);
 }
 
 void tracking_after_call(client *c, command *cmd, int toplevel) {

@@ -48,11 +48,15 @@
 #define SHARED_QBUF (64 * 1024)
 #define PASS_OUTPUT_BUDGET (1024 * 1024) /* reply bytes one pass over a client's input may stage */
 #define ARGV_INITIAL 8
+#define ARGV_SHRINK 1024            /* argument arrays larger than this shrink when idle */
 
 static char shared_qbuf[SHARED_QBUF];
 
 static void client_readable(evloop *el, int fd, void *data, int mask);
 static void client_writable(evloop *el, int fd, void *data, int mask);
+
+uint32_t (*client_initial_flags)(void);
+const char *(*client_user_name)(const client *c);
 
 client *client_create(int fd) {
     client *c = zcalloc(sizeof *c);
@@ -65,7 +69,8 @@ client *client_create(int fd) {
     c->argv_cap = ARGV_INITIAL;
     ring_init(&c->out);
     c->ctime_ms = c->last_interaction_ms = srv.now_ms;
-    if (!srv.cfg.requirepass) c->flags |= CF_AUTHENTICATED;
+    if (client_initial_flags) c->flags |= client_initial_flags();
+    else if (!srv.cfg.requirepass) c->flags |= CF_AUTHENTICATED;
     if (fd < 0) c->flags |= CF_FAKE;
     c->next = srv.clients;
     if (srv.clients) srv.clients->prev = c;
@@ -136,7 +141,9 @@ void client_close_async(client *c) {
 void client_set_db(client *c, int id) { c->db = db_get(id); }
 
 int client_auth_required(const client *c) {
-    return !(c->flags & CF_AUTHENTICATED) && srv.cfg.requirepass && srv.cfg.requirepass[0];
+    if (c->flags & CF_AUTHENTICATED) return 0;
+    if (client_initial_flags) return !(client_initial_flags() & CF_AUTHENTICATED);
+    return srv.cfg.requirepass && srv.cfg.requirepass[0];
 }
 
 void client_mark_pending(client *c) {
@@ -389,6 +396,11 @@ static int window_run(client *c, window *w, const char *buf, size_t *pos, size_t
         c->input_left = len - off;
         if (q->argc) window_exec(c, q, buf, off);
         c->input_left = 0;
+        if (c->flags & CF_PAUSED) { /* held by CLIENT PAUSE: the request stays first in the buffer */
+            *pos = off;
+            resp_parser_reset(&c->parser);
+            return 0;
+        }
     }
     return 1;
 }
@@ -440,6 +452,7 @@ static void keep_tail(client *c, const char *buf, size_t from, size_t len) {
     memmove(c->qbuf, buf + from, n);
     c->qpos = 0;
     c->qlen = n;
+    if (n > c->qpeak) c->qpeak = n;
 }
 
 void client_process_input(client *c) {
@@ -463,7 +476,70 @@ void client_feed(client *c, const char *p, size_t n) {
     }
     if (n) memcpy(c->qbuf + c->qlen, p, n);
     c->qlen += n;
+    if (c->qlen - c->qpos > c->qpeak) c->qpeak = c->qlen - c->qpos;
     client_process_input(c);
+}
+
+/* A client that sends requests keeps one read chunk of its own (freed by
+ * the cron once it is idle): a request cut by a read boundary is kept
+ * there without an allocation, and CLIENT LIST's qbuf-free shows it as
+ * Redis's per-client query buffer. */
+static void reserve_read_chunk(client *c) {
+    c->qbuf = zmalloc(READ_CHUNK);
+    c->qcap = READ_CHUNK;
+    clients_memory_grew();
+}
+
+/* Reallocates the query buffer to cap bytes (0: none), its pending input
+ * moved to the front first (the parser resumes relative to qpos). */
+static void qbuf_resize(client *c, size_t cap) {
+    size_t pending = c->qlen - c->qpos;
+    if (c->qpos && pending) memmove(c->qbuf, c->qbuf + c->qpos, pending);
+    c->qpos = 0;
+    c->qlen = pending;
+    if (cap == 0) {
+        zfree(c->qbuf);
+        c->qbuf = NULL;
+    } else {
+        c->qbuf = zrealloc(c->qbuf, cap);
+    }
+    c->qcap = cap;
+}
+
+/* Called for every client from the clients cron. As Redis 7: only a buffer
+ * wasting more than 4 KB is touched; idle more than 2 seconds it keeps just
+ * its pending input; otherwise, over 32 KB and more than twice the recent
+ * peak, it is cut to the peak (never below its pending input or one read
+ * chunk). The peak then restarts from what is pending. */
+void client_cron_qbuf(client *c) {
+    size_t pending = c->qlen - c->qpos;
+    if (c->qcap - pending > 4 * 1024 && !srv.script_busy) {
+        if (srv.now_ms - c->last_interaction_ms > 2000) {
+            qbuf_resize(c, pending);
+        } else if (c->qcap > 32 * 1024 && c->qcap / 2 > c->qpeak) {
+            size_t want = c->qpeak > pending ? c->qpeak : pending;
+            qbuf_resize(c, want > READ_CHUNK ? want : READ_CHUNK);
+        }
+    }
+    c->qpeak = c->qlen - c->qpos;
+}
+
+/* Called for every client from the clients cron: argument arrays grown by
+ * a request with many arguments (SADD of 100,000 members) go back to their
+ * initial size once no request is pending, as Redis frees a command's argv
+ * after it ran (else used_memory keeps them). */
+void client_cron_argv(client *c) {
+    if (c->argc || c->qlen != c->qpos) return;
+    if (c->argv_cap > ARGV_SHRINK) {
+        zfree(c->argv);
+        c->argv = zmalloc(sizeof(span) * ARGV_INITIAL);
+        c->argv_cap = ARGV_INITIAL;
+    }
+    if (c->parser.argv_cap > ARGV_SHRINK) {
+        c->parser.argv = zrealloc(c->parser.argv, sizeof(resp_arg) * ARGV_INITIAL);
+        c->parser.argv_cap = ARGV_INITIAL;
+        resp_parser_reset(&c->parser);
+    }
 }
 
 static void read_failed(client *c, ssize_t n) {
@@ -486,6 +562,7 @@ static void read_and_process(client *c, int fd) {
         srv.stats.net_input_bytes += (uint64_t)n;
         c->last_interaction_ms = srv.now_ms;
         c->qpos = c->qlen = 0;
+        if (!c->qcap) reserve_read_chunk(c);
         size_t pos = 0;
         int budget_spent = process_buffer(c, shared_qbuf, &pos, (size_t)n);
         if (pos < (size_t)n) keep_tail(c, shared_qbuf, pos, (size_t)n);
@@ -508,6 +585,7 @@ static void read_and_process(client *c, int fd) {
         srv.stats.net_input_bytes += (uint64_t)n;
         c->last_interaction_ms = srv.now_ms;
         c->qlen += (size_t)n;
+        if (c->qlen - c->qpos > c->qpeak) c->qpeak = c->qlen - c->qpos;
         if ((long long)(c->qlen - c->qpos) > srv.cfg.client_query_buffer_limit) {
             server_log(LOG_WARNING_, "Closing client that reached max query buffer length: id=%llu addr=%s (qbuf=%zu)",
                        (unsigned long long)c->id, c->addr, c->qlen - c->qpos);
@@ -616,13 +694,15 @@ size_t client_info_line(client *c, char *buf, size_t cap) {
     int n = snprintf(buf, cap,
                      "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%zu psub=%zu "
                      "ssub=%zu multi=%d qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=0 rbs=%zu rbp=%zu obl=0 oll=0 "
-                     "omem=%zu tot-mem=%zu events=%s cmd=%s user=default redir=%lld resp=%d lib-name=%s lib-ver=%s",
+                     "omem=%zu tot-mem=%zu events=%s cmd=%s user=%s redir=%lld resp=%d lib-name=%s lib-ver=%s",
                      (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "",
                      (long long)((now - c->ctime_ms) / 1000), (long long)((now - c->last_interaction_ms) / 1000), flags,
                      c->db ? c->db->id : 0, subs.channels, subs.patterns, subs.shard,
-                     (c->flags & CF_MULTI) ? c->mcount : -1, c->input_left ? c->input_left : c->qlen - c->qpos, c->qcap - c->qlen, c->qcap, c->qcap, c->out.used, client_memory_usage(c),
+                     (c->flags & CF_MULTI) ? c->mcount : -1, c->input_left ? c->input_left : c->qlen - c->qpos,
+                     c->qcap - c->qlen, c->out.cap, (size_t)c->out_peak, c->out.used, client_memory_usage(c),
                      (c->fd >= 0 && (ev_get_mask(srv.el, c->fd) & EV_WRITABLE)) ? "rw" : "r",
-                     c->lastcmd ? c->lastcmd->fullname : "NULL", tracking_client_redirect(c), c->resp, c->lib_name ? c->lib_name : "",
+                     c->lastcmd ? c->lastcmd->fullname : "NULL", client_user_name ? client_user_name(c) : "default",
+                     tracking_client_redirect(c), c->resp, c->lib_name ? c->lib_name : "",
                      c->lib_ver ? c->lib_ver : "");
     if (n < 0) return 0;
     return (size_t)n < cap ? (size_t)n : cap - 1;

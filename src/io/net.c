@@ -168,12 +168,31 @@ static void accept_handler(evloop *el, int fd, void *data, int mask) {
     }
 }
 
-/* CONFIG SET port/bind: close the listeners and bind the new addresses. */
-void net_rebind(void) {
-    for (int i = 0; i < srv.listen_count; i++) {
-        ev_del(srv.el, srv.listen_fds[i], EV_READABLE);
-        close(srv.listen_fds[i]);
+static void close_listeners(const int *fds, int n) {
+    for (int i = 0; i < n; i++) {
+        ev_del(srv.el, fds[i], EV_READABLE);
+        close(fds[i]);
     }
+}
+
+/* CONFIG SET port/bind: the new addresses are bound before the old
+ * listeners close, so a port in use leaves the server listening where it
+ * was; only when the new set collides with the old one (the same port) are
+ * the old listeners closed first. -1 (and no listener) if the new
+ * addresses can't be bound: the caller puts the old values back and calls
+ * this again. */
+int net_rebind(void) {
+    int old[CONFIG_MAX_BIND + 1], nold = srv.listen_count;
+    memcpy(old, srv.listen_fds, sizeof(int) * (size_t)nold);
+    if (net_listen_all() == 0) {
+        close_listeners(old, nold);
+        return 0;
+    }
+    close_listeners(srv.listen_fds, srv.listen_count);
+    close_listeners(old, nold);
+    if (net_listen_all() == 0) return 0;
+    close_listeners(srv.listen_fds, srv.listen_count);
     srv.listen_count = 0;
-    if (net_listen_all() == -1) server_log(LOG_WARNING_, "Failed to bind to specified addresses.");
+    server_log(LOG_WARNING_, "Failed to bind to specified addresses.");
+    return -1;
 }

@@ -208,9 +208,9 @@ void errstats_reset(void) {
     memset(g_errstats, 0, sizeof g_errstats);
 }
 
-/* Errors are counted even when the reply is muted (CLIENT REPLY OFF), as Redis does. */
-static void reply_error_len(client *c, const char *s, size_t n) {
-    count_error(s, n);
+void reply_count_error(const char *s) { count_error(s, strlen(s)); }
+
+static void stage_error(client *c, const char *s, size_t n) {
     if (muted(c)) return;
     stage(c, "-", 1);
     size_t start = 0;
@@ -225,7 +225,14 @@ static void reply_error_len(client *c, const char *s, size_t n) {
     stage(c, "\r\n", 2);
 }
 
+/* Errors are counted even when the reply is muted (CLIENT REPLY OFF), as Redis does. */
+static void reply_error_len(client *c, const char *s, size_t n) {
+    count_error(s, n);
+    stage_error(c, s, n);
+}
+
 void reply_error(client *c, const char *s) { reply_error_len(c, s, strlen(s)); }
+void reply_error_counted(client *c, const char *s, size_t n) { stage_error(c, s, n); }
 
 void reply_errorf(client *c, const char *fmt, ...) {
     char buf[1024];

@@ -8,6 +8,7 @@
 #include "db.h"
 #include "evict.h"
 #include "frand.h"
+#include "lazyfree.h"
 #include "multi.h"
 #include "server.h"
 #include "zmalloc.h"
@@ -97,8 +98,12 @@ size_t db_volatile_check(db *d) {
     return bad + (in_table != d->expires);
 }
 
+void db_free_value(int type, void *ptr) {
+    if (type != OBJ_STRING && hooks[type].free_fn) hooks[type].free_fn(ptr);
+}
+
 void db_free_node(dnode *n) {
-    if (n->type != OBJ_STRING && hooks[n->type].free_fn) hooks[n->type].free_fn(dn_ptr(n));
+    if (n->type != OBJ_STRING) db_free_value(n->type, dn_ptr(n));
     dn_free(n);
 }
 
@@ -149,29 +154,33 @@ static void delete_expired(db *d, dnode *n) {
     if (srv.watched_keys || srv.blocked_clients || srv.tracking_live) {
         if (klen <= sizeof kbuf) {
             memcpy(kbuf, dn_key(u), klen);
-            db_free_node(u);
+            lazyfree_free_node(u, LAZY_EXPIRE);
             signal_deleted_key(d, kbuf, klen);
             return;
         }
         signal_deleted_key(d, dn_key(u), klen);
     }
-    db_free_node(u);
+    lazyfree_free_node(u, LAZY_EXPIRE);
 }
 
 db_key_hint db_hint;
 
-dnode *db_lookup(db *d, const char *key, size_t klen) {
+/* hold: an expired key reads as missing but stays (reads during CLIENT
+ * PAUSE: the dataset must not change; writes still expire it first) */
+static dnode *lookup(db *d, const char *key, size_t klen, int hold) {
     if (dict_size(&d->keys) == 0) return NULL;
     dnode *n = dict_find_hashed(&d->keys, key, klen, db_key_hash(key, klen));
     if (n && (n->flags & DN_EXPIRE) && dn_expire(n) < srv.now_ms) {
-        delete_expired(d, n);
+        if (!hold) delete_expired(d, n);
         return NULL;
     }
     return n;
 }
 
+dnode *db_lookup(db *d, const char *key, size_t klen) { return lookup(d, key, klen, 0); }
+
 dnode *db_lookup_read(db *d, const char *key, size_t klen) {
-    dnode *n = db_lookup(d, key, klen);
+    dnode *n = lookup(d, key, klen, srv.client_pause);
     if (n) {
         srv.stats.keyspace_hits++;
         if (!srv.no_touch) evict_touch(n);
@@ -183,7 +192,7 @@ dnode *db_lookup_read(db *d, const char *key, size_t klen) {
 }
 
 dnode *db_lookup_read_notouch(db *d, const char *key, size_t klen, int notify) {
-    dnode *n = db_lookup(d, key, klen);
+    dnode *n = lookup(d, key, klen, srv.client_pause);
     if (n) {
         srv.stats.keyspace_hits++;
     } else {
@@ -244,7 +253,7 @@ dnode *db_set_string(db *d, const char *key, size_t klen, const char *val, size_
         } else {
             vol_del(d, old);
         }
-        db_free_node(old);
+        lazyfree_free_node(old, LAZY_SERVER_DEL);
         return n;
     }
     dnode *n = node_new(key, klen, vlen, expire_ms);
@@ -314,7 +323,7 @@ dnode *db_set_ptr(db *d, const char *key, size_t klen, int type, int enc, void *
     n->enc = (uint8_t)enc;
     memcpy(dn_val(n), &ptr, sizeof ptr);
     dnode *u = db_unlink_node(d, key, klen);
-    db_free_node(u);
+    lazyfree_free_node(u, LAZY_SERVER_DEL);
     dict_add(&d->keys, n);
     return n;
 }
@@ -353,20 +362,22 @@ dnode *db_persist(db *d, dnode *n) {
     return m;
 }
 
-int db_delete(db *d, const char *key, size_t klen) {
+int db_delete_lazy(db *d, const char *key, size_t klen, int why) {
     dnode *n = dict_unlink(&d->keys, key, klen);
     if (!n) return 0;
     if (n->flags & DN_EXPIRE) vol_del(d, n);
     int expired = (n->flags & DN_EXPIRE) && dn_expire(n) < srv.now_ms;
     if (expired) srv.stats.expiredkeys++;
-    db_free_node(n);
+    lazyfree_free_node(n, why);
     return !expired;
 }
+
+int db_delete(db *d, const char *key, size_t klen) { return db_delete_lazy(d, key, klen, LAZY_SERVER_DEL); }
 
 int db_delete_stored(db *d, const char *key, size_t klen) {
     dnode *n = db_unlink_node(d, key, klen);
     if (!n) return 0;
-    db_free_node(n);
+    lazyfree_free_node(n, LAZY_SERVER_DEL);
     return 1;
 }
 
@@ -403,14 +414,26 @@ dnode *db_copy_node(const dnode *n, const char *key, size_t klen) {
     return m;
 }
 
-void db_flush(db *d) {
-    dict_clear(&d->keys, db_free_node);
+static void forget_volatile(db *d) {
     zfree(d->vol);
     d->vol = NULL;
     d->vol_cap = 0;
     d->expires = 0;
     d->expire_cursor = 0;
     d->avg_ttl = 0;
+}
+
+void db_flush(db *d) {
+    dict_clear(&d->keys, db_free_node);
+    forget_volatile(d);
+}
+
+void db_flush_async(db *d) {
+    dict *old = zmalloc(sizeof *old);
+    *old = d->keys;
+    dict_init(&d->keys);
+    forget_volatile(d);
+    lazyfree_free_dict(old);
 }
 
 void db_swap(db *a, db *b) {
@@ -479,7 +502,7 @@ static int expire_db(db *d, int64_t start, long budget_us, long *met, long *stal
 }
 
 void db_active_expire(long budget_us) {
-    if (!active_expire_enabled) return;
+    if (!active_expire_enabled || srv.client_pause) return; /* CLIENT PAUSE: the dataset stays as it is */
     int64_t start = ev_mono_us();
     srv.stats.active_expire_cycles++;
     static int next_db; /* rotate the starting db so a big db 0 cannot starve the others */

@@ -12,6 +12,7 @@
  * budget lets the command through and is continued by a timer, as in Redis.
  */
 #include "evict.h"
+#include "lazyfree.h"
 #include "client.h"
 #include "command.h"
 #include "db.h"
@@ -210,7 +211,7 @@ static void evict_node(db *d, dnode *n) {
     signal_deleted_key(d, dn_key(u), dn_klen(u));
     srv.stats.evictedkeys++;
     db_event(d, DB_EV_EVICTED, dn_key(u), dn_klen(u));
-    db_free_node(u);
+    lazyfree_free_node(u, LAZY_EVICTION);
 }
 
 /* ---- the eviction run ------------------------------------------------------ */
@@ -253,7 +254,7 @@ static void note_result(int result) {
 
 int evict_perform(void) {
     unsigned long long max = srv.cfg.maxmemory;
-    if (!max || zmalloc_used() <= max) {
+    if (!max || zmalloc_used() <= max || srv.client_pause) { /* CLIENT PAUSE: nothing is evicted */
         if (srv.stats.eviction_exceeded_since_us) note_result(EVICT_OK);
         return EVICT_OK;
     }

@@ -243,6 +243,11 @@ static void fcall_generic(client *c, int ro) {
 }
 
 static void cmd_fcall(client *c) { fcall_generic(c, 0); }
+
+int function_may_write(span name) {
+    script_fn *f = find_fn(name.p, name.len, NULL);
+    return !f || !(f->flags & SCRIPT_FLAG_NO_WRITES);
+}
 static void cmd_fcall_ro(client *c) { fcall_generic(c, 1); }
 
 /* ---- FUNCTION subcommands ----------------------------------------------------- */

@@ -3,7 +3,9 @@
  * their arguments: the reply bytes or the Lua value, and the script's RESP
  * version. */
 #include "script_conv.h"
+#include "command.h"
 #include "reply.h"
+#include "zmalloc.h"
 
 #include <lauxlib.h>
 #include <limits.h>
@@ -18,6 +20,11 @@
 static const char *line_end(const char *p, const char *end) {
     const char *cr = memchr(p, '\r', (size_t)(end - p));
     return cr && cr + 1 < end ? cr : NULL;
+}
+
+void conv_reply_counted_error(client *c, const char *s, size_t n) {
+    reply_error_counted(c, s, n);
+    if (c->cmd) c->cmd->failed_calls++;
 }
 
 void conv_push_field(lua_State *L, const char *field, const char *p, size_t n) {
@@ -87,6 +94,13 @@ const char *conv_push_reply(lua_State *L, const char *p, const char *end, int de
             return next;
         }
         return push_aggregate(L, *p == '>' ? '*' : *p, n, next, end, depth);
+    case '|': /* an attribute map (DEBUG PROTOCOL attrib): read and dropped, the reply follows */
+        n = strtoll(body, NULL, 10);
+        for (long long i = 0; i < 2 * n && next < end; i++) {
+            next = conv_push_reply(L, next, end, depth + 1);
+            lua_pop(L, 1);
+        }
+        return conv_push_reply(L, next, end, depth);
     default: lua_pushnil(L); return end;
     }
 }
@@ -118,17 +132,26 @@ static int reply_special_table(client *c, lua_State *L, int idx) {
             size_t n;
             const char *s = lua_tolstring(L, -1, &n);
             if (i == 0) {
-                reply_error(c, s); /* as given: Redis adds no code ({err = "bad"} is "-bad") */
+                conv_raw_field(L, idx, CONV_ERR_COUNTED);
+                int counted = lua_toboolean(L, -1);
+                lua_pop(L, 1);
+                if (counted) conv_reply_counted_error(c, s, n);
+                else reply_error(c, s); /* as given: Redis adds no code ({err = "bad"} is "-bad") */
             } else if (i == 1) {
                 reply_status(c, s);
             } else if (i == 2) {
                 reply_double(c, lua_tonumber(L, -1));
-            } else if (c->resp == 3) { /* big number */
-                reply_raw(c, "(", 1);
-                reply_raw(c, s, n);
-                reply_raw(c, "\r\n", 2);
-            } else {
-                reply_bulk(c, s, n);
+            } else { /* big number: CR and LF become spaces, as Redis maps them */
+                char *digits = zmalloc(n + 1);
+                for (size_t k = 0; k < n; k++) digits[k] = s[k] == '\r' || s[k] == '\n' ? ' ' : s[k];
+                if (c->resp == 3) {
+                    reply_raw(c, "(", 1);
+                    reply_raw(c, digits, n);
+                    reply_raw(c, "\r\n", 2);
+                } else {
+                    reply_bulk(c, digits, n);
+                }
+                zfree(digits);
             }
             lua_pop(L, 1);
             return 1;

@@ -40,6 +40,7 @@
  * from run to run (math.randomseed reseeds it), so a server draws the same
  * sequence as redis-server given the same calls.
  */
+#include "acl.h"
 #include "script.h"
 #include "script_conv.h"
 #include "script_msgpack.h"
@@ -50,6 +51,7 @@
 #include "db.h"
 #include "event.h"
 #include "evict.h"
+#include "pause.h"
 #include "reply.h"
 #include "server.h"
 #include "sha1.h"
@@ -151,6 +153,27 @@ static int call_error(lua_State *L, int raise, const char *msg) {
     return 1;
 }
 
+/* Marks the error table on top: already counted in the error stats (by the
+ * command that replied it, or as a refused call), so the script's own error
+ * reply passing it on is not counted again (Redis's field of the same name). */
+static void mark_counted(lua_State *L) {
+    lua_pushboolean(L, 1);
+    lua_setfield(L, -2, CONV_ERR_COUNTED);
+}
+
+/* redis.call refused before the command ran: counted once here, as Redis
+ * counts a rejected command (its rejected_calls, the error stats). */
+static int refused_call(lua_State *L, int raise, command *cmd, const char *why) {
+    if (cmd) cmd->rejected_calls++;
+    reply_count_error(why);
+    command_errors_claimed(1);
+    lua_newtable(L);
+    lua_pushstring(L, why);
+    lua_setfield(L, -2, "err");
+    mark_counted(L);
+    return raise ? lua_error(L) : 1;
+}
+
 /* The arguments on the stack as the fake client's argv (numbers become
  * their %.17g text in place, as Redis formats them). NULL on a bad type. */
 static const char *set_argv(lua_State *L, client *f, int argc) {
@@ -180,8 +203,13 @@ static const char *set_argv(lua_State *L, client *f, int argc) {
 static const char *refusal(client *f, command *cmd) {
     if (!cmd) return "ERR Unknown Redis command called from script";
     if (!command_arity_ok(cmd, f->argc)) return "ERR Wrong number of args calling Redis command from script";
-    if (cmd->flags & CMD_NOSCRIPT) return "ERR This Redis command is not allowed from script";
-    if ((cmd->flags & CMD_WRITE) && ss.ro) return "ERR Write commands are not allowed from read-only scripts.";
+    if ((cmd->flags & CMD_NOSCRIPT) && !srv.script_disable_deny) return "ERR This Redis command is not allowed from script";
+    if (ss.caller && (ss.caller->flags & CF_ACL_CHECK)) {
+        const char *denied = acl_script_refusal(ss.caller, cmd, f->argv, f->argc);
+        if (denied) return denied;
+    }
+    /* may-replicate counts as a write (PUBLISH...), so read-only scripts run during CLIENT PAUSE WRITE */
+    if (ss.ro && ((cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE)) || pause_may_replicate(cmd))) return "ERR Write commands are not allowed from read-only scripts.";
     if (srv.cfg.maxmemory && !ss.allow_oom && (cmd->flags & CMD_DENYOOM) && evict_refuses_command(f, cmd))
         return "OOM command not allowed when used memory > 'maxmemory'.";
     return NULL;
@@ -218,37 +246,44 @@ static int redis_call(lua_State *L, int raise) {
     if (argc == 0) return call_error(L, raise, "ERR Please specify at least one argument for this redis lib call");
     client *f = ss.fake;
     const char *why = set_argv(L, f, argc);
-    command *cmd = why ? NULL : command_lookup(f->argv, f->argc);
-    if (!why) why = refusal(f, cmd);
     if (why) return call_error(L, raise, why);
+    command *cmd = command_lookup(f->argv, f->argc);
+    why = refusal(f, cmd);
+    if (why) return refused_call(L, raise, cmd, why);
     f->resp = ss.resp;
     if (cmd->flags & CMD_WRITE) ss.wrote = 1;
     command_call(f, cmd);
     lua_settop(L, 0);
-    if (push_staged_reply(L, f) && raise) return lua_error(L); /* the {err = ...} table just pushed */
+    if (push_staged_reply(L, f)) { /* the {err = ...} table just pushed */
+        mark_counted(L);
+        if (raise) return lua_error(L);
+    }
     return 1;
 }
 
 static int l_call(lua_State *L) { return redis_call(L, 1); }
 static int l_pcall(lua_State *L) { return redis_call(L, 0); }
 
-/* redis.acl_check_cmd(name, args...): whether the caller may run it. There
- * are no ACL users yet (the default user may run everything), so true for
- * any command that exists. */
+/* redis.acl_check_cmd(name, args...): whether the caller's ACL user may run
+ * it (nothing is logged). */
 static int l_acl_check_cmd(lua_State *L) {
     int argc = lua_gettop(L);
     if (argc == 0) return raise_err(L, "ERR Please specify at least one argument for this redis lib call");
     client *f = ss.fake;
     const char *why = set_argv(L, f, argc);
     if (why) return raise_err(L, why);
-    if (!command_lookup(f->argv, f->argc)) return raise_err(L, "ERR Invalid command passed to redis.acl_check_cmd()");
-    lua_pushboolean(L, 1);
+    command *cmd = command_lookup(f->argv, f->argc);
+    if (!cmd) return raise_err(L, "ERR Invalid command passed to redis.acl_check_cmd()");
+    int pos;
+    lua_pushboolean(L, !ss.caller || acl_check_cmd(acl_client_user(ss.caller), cmd, f->argv, f->argc, &pos) == ACL_OK);
     return 1;
 }
 
 /* ---- the rest of the redis table ------------------------------------------ */
 
-/* redis.error_reply / status_reply: {err = s} / {ok = s} ("-" dropped). */
+/* redis.error_reply / status_reply: {err = s} / {ok = s}. For errors, as
+ * Redis 7.0: one leading "-" is dropped, and a text without a space (no
+ * error code: "x", "") gets the generic code: "ERR x". */
 static int bad_reply_args(lua_State *L) {
     conv_push_field(L, "err", "ERR wrong number or type of arguments", 37);
     return 1;
@@ -259,7 +294,16 @@ static int l_error_reply(lua_State *L) {
     if (lua_gettop(L) != 1 || lua_type(L, 1) != LUA_TSTRING) return bad_reply_args(L);
     const char *s = lua_tolstring(L, 1, &n);
     if (n && s[0] == '-') s++, n--;
-    conv_push_field(L, "err", s, n);
+    if (memchr(s, ' ', n)) {
+        conv_push_field(L, "err", s, n);
+        return 1;
+    }
+    lua_pushlstring(L, "ERR ", 4);
+    lua_pushlstring(L, s, n);
+    lua_concat(L, 2);
+    const char *coded = lua_tolstring(L, -1, &n);
+    conv_push_field(L, "err", coded, n);
+    lua_remove(L, -2);
     return 1;
 }
 
@@ -510,6 +554,8 @@ static int error_handler(lua_State *L) {
     }
     lua_newtable(L);
     if (lua_istable(L, 1)) {
+        conv_raw_field(L, 1, CONV_ERR_COUNTED);
+        lua_setfield(L, -2, CONV_ERR_COUNTED);
         conv_raw_field(L, 1, "err");
     } else {
         lua_pushfstring(L, "ERR %s", lua_tostring(L, 1) ? lua_tostring(L, 1) : "unknown error");
@@ -524,13 +570,18 @@ static int error_handler(lua_State *L) {
 static void reply_script_error(client *c, lua_State *L) {
     lua_getfield(L, -1, "err");
     lua_getfield(L, -2, "line");
-    const char *msg = lua_tostring(L, -2);
-    int line = (int)lua_tonumber(L, -1);
+    lua_getfield(L, -3, CONV_ERR_COUNTED);
+    const char *msg = lua_tostring(L, -3);
+    int line = (int)lua_tonumber(L, -2), counted = lua_toboolean(L, -1);
     char lbuf[16];
     snprintf(lbuf, sizeof lbuf, "%d", line);
-    reply_errorf(c, "%s script: %s, on %s:%s.", msg ? msg : "ERR unknown error", ss.sha, ss.chunk,
-                 line >= 0 ? lbuf : "?");
-    lua_pop(L, 2);
+    lua_pushfstring(L, "%s script: %s, on %s:%s.", msg ? msg : "ERR unknown error", ss.sha, ss.chunk,
+                    line >= 0 ? lbuf : "?");
+    size_t len;
+    const char *text = lua_tolstring(L, -1, &len);
+    if (counted) conv_reply_counted_error(c, text, len);
+    else reply_error(c, text);
+    lua_pop(L, 4);
 }
 
 /* Run the function at the top of L's stack (the error handler at index 1,

@@ -30,6 +30,7 @@
 #include <lualib.h>
 
 #define RO_MAP "ferry_ro" /* registry: proxy -> the table it stands for */
+#define ENV_MT "ferry_env_mt" /* registry: what getmetatable(_G) gives, a read-only proxy of its metatable */
 
 /* Lua source run once in a new state: loadstring and load refuse bytecode
  * (a crafted bytecode chunk can escape Lua's sandbox). */
@@ -135,9 +136,17 @@ static int l_rawset(lua_State *L) {
     return 1;
 }
 
-/* A read-only table has no metatable, as in Redis. */
+/* A read-only table has no metatable, as in Redis, except _G, whose
+ * metatable (the globals' guard) Redis shows read-only. */
 static int l_getmetatable(lua_State *L) {
     luaL_checkany(L, 1);
+    lua_getfield(L, LUA_REGISTRYINDEX, SANDBOX_ENV);
+    int is_env = lua_rawequal(L, 1, -1);
+    lua_pop(L, 1);
+    if (is_env) {
+        lua_getfield(L, LUA_REGISTRYINDEX, ENV_MT);
+        return 1;
+    }
     if (see_through(L, 1) || !lua_getmetatable(L, 1)) {
         lua_pushnil(L);
         return 1;
@@ -215,6 +224,9 @@ static void make_env(lua_State *L) {
     lua_remove(L, -2);
     lua_pushvalue(L, -1);
     lua_setglobal(L, "_G");
+    lua_getmetatable(L, -1);
+    sandbox_make_proxy(L, lua_gettop(L)); /* replaces the metatable by its proxy */
+    lua_setfield(L, LUA_REGISTRYINDEX, ENV_MT);
     lua_setfield(L, LUA_REGISTRYINDEX, SANDBOX_ENV);
 }
 

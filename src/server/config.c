@@ -474,6 +474,8 @@ static const struct { unsigned char f; unsigned short off, size; } fields[] = {
     FLD(F_SAMPLES, maxmemory_samples), FLD(F_SLOWER, slowlog_log_slower_than),
     FLD(F_SLOWLEN, slowlog_max_len), FLD(F_LATMON, latency_monitor_threshold),
     FLD(F_LATTRACK, latency_tracking), FLD(F_AEE, active_expire_effort), FLD(F_LAZYDEL, lazyfree_lazy_user_del),
+    FLD(F_LAZY_EVICT, lazyfree_lazy_eviction), FLD(F_LAZY_EXPIRE, lazyfree_lazy_expire),
+    FLD(F_LAZY_SERVER_DEL, lazyfree_lazy_server_del), FLD(F_LAZY_FLUSH, lazyfree_lazy_user_flush),
     FLD(F_HASH_LP_ENTRIES, hash_max_listpack_entries), FLD(F_HASH_LP_VALUE, hash_max_listpack_value),
     FLD(F_SET_INTSET_ENTRIES, set_max_intset_entries), FLD(F_ZSET_LP_ENTRIES, zset_max_listpack_entries),
     FLD(F_ZSET_LP_VALUE, zset_max_listpack_value), FLD(F_LIST_LP_SIZE, list_max_listpack_size),
@@ -801,8 +803,11 @@ char *config_rewrite_lines(const ferry_config *cfg, int i, int *is_default) {
     } else {
         sb_adds(&b, d->name);
         sb_addc(&b, ' ');
-        if (d->type == CT_STR || d->type == CT_DIR || d->type == CT_NOTIFY || !v.len) sb_repr(&b, v.p, v.len);
+        char *abs = d->type == CT_DIR ? realpath(v.p, NULL) : NULL; /* written absolute, as Redis does */
+        if (abs) sb_repr(&b, abs, strlen(abs));
+        else if (d->type == CT_STR || d->type == CT_DIR || d->type == CT_NOTIFY || !v.len) sb_repr(&b, v.p, v.len);
         else sb_adds(&b, v.p);
+        free(abs);
         sb_addc(&b, '\n');
     }
     zfree(v.p);

@@ -6,6 +6,7 @@
  * reads the configuration at start-up; this file serves the command, using
  * the internals declared in config_internal.h.
  */
+#include "acl_file.h"
 #include "command.h"
 #include "config.h"
 #include "config_internal.h"
@@ -31,7 +32,7 @@
 #include <unistd.h>
 
 /* Called after CONFIG SET changed `port` or `bind` (config.h). */
-void (*config_port_changed)(void) = NULL;
+int (*config_port_changed)(void) = NULL;
 int (*config_aof_changed)(const char *name, char *err, size_t errlen) = NULL;
 
 /* ------------------------------------------------------ CONFIG command */
@@ -143,13 +144,78 @@ static void set_fail(client *c, const char *name, size_t len, const char *why) {
     reply_errorf(c, "ERR CONFIG SET failed (possibly related to argument '%.*s') - %s", (int)len, name, why);
 }
 
+/* The current values of the entries CONFIG SET is about to change, in the
+ * canonical form config_apply takes (for a rollback). */
+static char **snapshot(const int *idx, int n) {
+    char **old = zcalloc(sizeof(char *) * (size_t)n);
+    char err[256];
+    for (int k = 0; k < n; k++) {
+        char *v = config_get(&srv.cfg, idx[k]);
+        if (config_parse(&srv.cfg, idx[k], v, &old[k], err, sizeof err) == 0) zfree(v);
+        else old[k] = v;
+    }
+    return old;
+}
+
+static int is_listen_param(const char *name) { return !strcmp(name, "port") || !strcmp(name, "bind"); }
+
+/* Stores every value, then runs what the changes need (rebinding, AOF,
+ * eviction). 0, or -1 with Redis's whole error text in err when one of
+ * them could not be put in force. */
+static int apply_all(const int *idx, char **canon, int n, char *err, size_t errlen) {
+    const char *listen = NULL;
+    int maxmem = 0;
+    char why[512];
+    for (int k = 0; k < n; k++) {
+        const char *name = config_name(config_real(idx[k]));
+        config_apply(&srv.cfg, idx[k], canon[k]);
+        if (!strcmp(name, "dir") && chdir(canon[k]) != 0)
+            server_log(LOG_WARNING_, "Can't chdir to '%s': %s", canon[k], strerror(errno));
+        if (is_listen_param(name) && !listen) listen = name;
+        if (!strcmp(name, "maxmemory")) maxmem = 1;
+        if (config_aof_changed && (!strncmp(name, "append", 6) || !strncmp(name, "aof-", 4)) &&
+            config_aof_changed(name, why, sizeof why) != 0) {
+            config_apply(&srv.cfg, idx[k], "no"); /* appendonly yes could not start: it stays off */
+            server_log(LOG_WARNING_, "%s", why);
+            snprintf(err, errlen, "ERR CONFIG SET failed (possibly related to argument '%s') - Unable to turn on AOF. "
+                                  "Check server logs.", name);
+            return -1;
+        }
+    }
+    if (listen && config_port_changed && config_port_changed() != 0) {
+        snprintf(err, errlen, "ERR CONFIG SET failed (possibly related to argument '%s') - %s", listen,
+                 !strcmp(listen, "port") ? "Unable to listen on this port. Check server logs."
+                                         : "Failed to bind to specified addresses.");
+        return -1;
+    }
+    if (maxmem) evict_maxmemory_changed(); /* starts evicting if the new limit is below usage */
+    notify_set_flags(srv.cfg.notify_keyspace_events);
+    return 0;
+}
+
+/* An apply step failed: every entry of the command gets its old value
+ * back, and the listeners are bound again if port or bind had changed. */
+static void rollback(const int *idx, char **old, int n) {
+    int relisten = 0;
+    for (int k = 0; k < n; k++) {
+        const char *name = config_name(config_real(idx[k]));
+        config_apply(&srv.cfg, idx[k], old[k]);
+        if (is_listen_param(name)) relisten = 1;
+        if (!strcmp(name, "dir") && chdir(old[k]) != 0)
+            server_log(LOG_WARNING_, "Can't chdir to '%s': %s", old[k], strerror(errno));
+    }
+    if (relisten && config_port_changed && config_port_changed() != 0)
+        server_log(LOG_WARNING_, "Failed to bind the previous addresses back after a failed CONFIG SET");
+    notify_set_flags(srv.cfg.notify_keyspace_events);
+}
+
 /* CONFIG SET name value [name value ...]: validate all, then apply all. */
 static void config_set_cmd(client *c) {
     if ((c->argc - 2) % 2 != 0) {
         reply_err_syntax(c);
         return;
     }
-    int n = (c->argc - 2) / 2, ok = 0, rebind = 0, maxmem = 0;
+    int n = (c->argc - 2) / 2, ok = 0;
     int *idx = zmalloc(sizeof(int) * (size_t)n);
     char **canon = zcalloc(sizeof(char *) * (size_t)n);
     char err[512];
@@ -188,26 +254,15 @@ static void config_set_cmd(client *c) {
             goto out;
         }
     }
-    for (int k = 0; k < n; k++) {
-        const char *name = config_name(config_real(idx[k]));
-        config_apply(&srv.cfg, idx[k], canon[k]);
-        if (!strcmp(name, "dir") && chdir(canon[k]) != 0)
-            server_log(LOG_WARNING_, "Can't chdir to '%s': %s", canon[k], strerror(errno));
-        if (!strcmp(name, "port") || !strcmp(name, "bind")) rebind = 1;
-        if (!strcmp(name, "maxmemory")) maxmem = 1;
-        if (config_aof_changed && (!strncmp(name, "append", 6) || !strncmp(name, "aof-", 4)) &&
-            config_aof_changed(name, err, sizeof err) != 0) {
-            config_apply(&srv.cfg, idx[k], "no"); /* appendonly yes could not start: it stays off */
-            server_log(LOG_WARNING_, "%s", err);
-            reply_errorf(c, "ERR CONFIG SET failed (possibly related to argument '%s') - Unable to turn on AOF. "
-                            "Check server logs.", name);
-            goto out;
-        }
+    char **old = snapshot(idx, n);
+    if (apply_all(idx, canon, n, err, sizeof err) != 0) {
+        rollback(idx, old, n);
+        reply_error(c, err);
+    } else {
+        ok = 1;
     }
-    if (rebind && config_port_changed) config_port_changed();
-    if (maxmem) evict_maxmemory_changed(); /* starts evicting if the new limit is below usage */
-    notify_set_flags(srv.cfg.notify_keyspace_events);
-    ok = 1;
+    for (int k = 0; k < n; k++) zfree(old[k]);
+    zfree(old);
 out:
     if (ok) reply_ok(c);
     for (int k = 0; k < n; k++) zfree(canon[k]);
@@ -241,15 +296,22 @@ static void config_help_cmd(client *c) {
 
 #define REWRITE_HEADER "# Generated by CONFIG REWRITE"
 
+static int is_user_line(const char *trimmed) {
+    return strncasecmp(trimmed, "user", 4) == 0 && (trimmed[4] == ' ' || trimmed[4] == '\t');
+}
+
 /* The new file text: old lines kept (comments, blank and unknown lines,
  * include/user...), the first line of each known directive replaced by
  * its current value and later ones dropped; then changed directives that
- * were not in the file, after a header line. */
-static char *rewrite_text(const char *old) {
+ * were not in the file, after a header line (with force_all, every
+ * directive, default values included: DEBUG CONFIG-REWRITE-FORCE-ALL). */
+static char *rewrite_text(const char *old, int force_all) {
     int n = config_count(), header = 0, appended = 0;
     char *seen = zcalloc((size_t)n);
     sbuf out = {0};
     sb_add(&out, "", 0);
+    int nusers, next_user = 0;
+    char **users = acl_rewrite_user_lines(&nusers); /* replace the file's `user` lines in order, then appended */
     for (const char *p = old; *p;) {
         const char *nl = strchr(p, '\n');
         size_t len = nl ? (size_t)(nl - p) : strlen(p);
@@ -261,7 +323,9 @@ static char *rewrite_text(const char *old) {
             if (argc > 0) i = config_lookup(argv[0], strlen(argv[0]));
             config_free_args(argc, argv);
         }
-        if (i < 0) {
+        if (i < 0 && is_user_line(t)) {
+            if (next_user < nusers) sb_adds(&out, users[next_user++]);
+        } else if (i < 0) {
             sb_adds(&out, line);
             sb_addc(&out, '\n');
         } else if (!seen[config_real(i)]) {
@@ -278,12 +342,18 @@ static char *rewrite_text(const char *old) {
         int isdef;
         if (config_real(i) != i || seen[i]) continue;
         char *lines = config_rewrite_lines(&srv.cfg, i, &isdef);
-        if (!isdef && lines[0]) {
+        if ((!isdef || force_all) && lines[0]) {
             if (!header && !appended++) sb_adds(&out, REWRITE_HEADER "\n");
             sb_adds(&out, lines);
         }
         zfree(lines);
     }
+    for (; next_user < nusers; next_user++) {
+        if (!header && !appended++) sb_adds(&out, REWRITE_HEADER "\n");
+        sb_adds(&out, users[next_user]);
+    }
+    for (int i = 0; i < nusers; i++) zfree(users[i]);
+    zfree(users);
     zfree(seen);
     return out.p;
 }
@@ -323,27 +393,39 @@ fail:
     return -1;
 }
 
+int config_rewrite_file(int force_all, char *err, size_t errlen) {
+    if (!srv.cfg.config_file) {
+        snprintf(err, errlen, "The server is running without a config file");
+        return -1;
+    }
+    char *abs = realpath(srv.cfg.config_file, NULL);
+    const char *path = abs ? abs : srv.cfg.config_file;
+    char *old = config_read_file(path);
+    int rc = -1;
+    if (!old && errno != ENOENT) {
+        snprintf(err, errlen, "Rewriting config file: %s", strerror(errno));
+    } else {
+        char *text = rewrite_text(old ? old : "", force_all);
+        char why[200];
+        rc = write_atomically(path, text, why, sizeof why);
+        if (rc) snprintf(err, errlen, "Rewriting config file: %s", why);
+        zfree(text);
+    }
+    zfree(old);
+    free(abs);
+    return rc;
+}
+
 static void config_rewrite_cmd(client *c) {
     if (!srv.cfg.config_file) {
         reply_error(c, "ERR The server is running without a config file");
         return;
     }
-    char err[256], *abs = realpath(srv.cfg.config_file, NULL);
-    const char *path = abs ? abs : srv.cfg.config_file;
-    char *old = config_read_file(path);
-    int rc = -1;
-    if (!old && errno != ENOENT) {
-        snprintf(err, sizeof err, "%s", strerror(errno));
-    } else {
-        char *text = rewrite_text(old ? old : "");
-        rc = write_atomically(path, text, err, sizeof err);
-        zfree(text);
-    }
-    zfree(old);
-    free(abs);
+    char err[256];
+    int rc = config_rewrite_file(0, err, sizeof err);
     if (rc) {
-        server_log(LOG_WARNING_, "CONFIG REWRITE failed: %s", err);
-        reply_errorf(c, "ERR Rewriting config file: %s", err);
+        server_log(LOG_WARNING_, "CONFIG REWRITE failed: %s", err + strlen("Rewriting config file: "));
+        reply_errorf(c, "ERR %s", err);
     } else {
         server_log(LOG_NOTICE_, "CONFIG REWRITE executed with success.");
         reply_ok(c);

@@ -12,6 +12,7 @@
  */
 #include "config.h"
 #include "config_internal.h"
+#include "acl_file.h"
 #include "sbuf.h"
 #include "server.h"
 #include "splitargs.h"
@@ -142,22 +143,7 @@ static int do_include(loadctx *x, const char *pattern, char *why, size_t wlen) {
     return rc;
 }
 
-/* `user` lines: only the default user, enabled, without password and with
- * every permission (what CONFIG REWRITE of a plain Redis writes). Anything
- * else would restrict access in Redis, so ignoring it would be unsafe. */
-static int user_line_ok(int argc, char **argv) {
-    static const char *ok[] = {"on", "nopass", "~*", "&*", "+@all", "allkeys", "allchannels",
-                               "allcommands", "sanitize-payload", "skip-sanitize-payload"};
-    if (argc < 2 || strcmp(argv[1], "default")) return 0;
-    for (int i = 2; i < argc; i++) {
-        size_t k = 0;
-        for (; k < sizeof ok / sizeof ok[0]; k++)
-            if (!strcasecmp(argv[i], ok[k])) break;
-        if (k == sizeof ok / sizeof ok[0]) return 0;
-    }
-    return 1;
-}
-
+/* A directive ferry accepts and ignores: one warning line. */
 static void warn_ignored(const char *src, int line, const char *name) {
     if (config_sandbox & 2) return;
     fprintf(stderr, "ferry: %s:%d: '%s' is not implemented by ferry; the setting is accepted and ignored\n", src,
@@ -176,8 +162,8 @@ static int special_directive(loadctx *x, int argc, char **argv, const char *src,
     } else if (!strcmp(name, "rename-command")) {
         msg = argc != 3 ? "Bad directive or wrong number of arguments" : "rename-command is not supported by ferry";
     } else if (!strcmp(name, "user")) {
-        if (!user_line_ok(argc, argv))
-            msg = "ACL users are not supported by ferry (only 'user default on nopass ~* &* +@all'; use requirepass)";
+        if (argc < 2) msg = "Bad directive or wrong number of arguments";
+        else *rc = acl_config_user_line(argc, argv, why, wlen); /* applied at start-up (acl_file.c) */
     } else if (!strcmp(name, "loadmodule")) {
         msg = "modules are not supported by ferry";
     } else if (!strcmp(name, "sentinel")) {
@@ -290,6 +276,7 @@ static int load_text(loadctx *x, const char *text, const char *src, int offset) 
 int config_load_string(ferry_config *cfg, const char *text, char *err, size_t errlen) {
     loadctx x = {cfg, 0, 0, err, errlen};
     if (errlen) err[0] = '\0';
+    acl_config_users_reset(); /* a load starts without user lines */
     return load_text(&x, text, "<string>", 0) ? -1 : 0;
 }
 
@@ -408,6 +395,7 @@ static int load_main_file(loadctx *x, const char *file) {
 
 void config_load(ferry_config *cfg, int argc, char **argv) {
     config_defaults(cfg);
+    acl_config_users_reset();
     version_or_help(argc, argv);
     const char *file = argc >= 2 && argv[1][0] != '-' ? argv[1] : NULL;
     int use_stdin = 0, lines = 0;

@@ -18,6 +18,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "acl.h"
 #include "info.h"
 #include "aof.h"
 #include "blocking.h"
@@ -30,6 +31,8 @@
 #include "dict.h"
 #include "evict.h"
 #include "frand.h"
+#include "lazyfree.h"
+#include "migrate.h"
 #include "persist.h"
 #include "pubsub.h"
 #include "reply.h"
@@ -264,9 +267,10 @@ static void sec_memory(sbuf *b) {
               "mem_fragmentation_ratio:%.2f\r\nmem_fragmentation_bytes:%lld\r\nmem_not_counted_for_evict:0\r\n"
               "mem_replication_backlog:0\r\nmem_total_replication_buffers:0\r\nmem_clients_slaves:0\r\n"
               "mem_clients_normal:%zu\r\nmem_cluster_links:0\r\nmem_aof_buffer:0\r\nmem_allocator:libc\r\n"
-              "active_defrag_running:0\r\nlazyfree_pending_objects:0\r\nlazyfreed_objects:0\r\n",
+              "active_defrag_running:0\r\nlazyfree_pending_objects:%zu\r\nlazyfreed_objects:%llu\r\n",
               ratio((double)m.rss, (double)m.used), (long long)m.rss - (long long)m.used,
-              ratio((double)m.rss, (double)m.used), (long long)m.rss - (long long)m.used, m.clients_normal);
+              ratio((double)m.rss, (double)m.used), (long long)m.rss - (long long)m.used, m.clients_normal,
+              lazyfree_pending(), lazyfree_freed());
 }
 
 static void sec_persistence(sbuf *b) {
@@ -299,7 +303,7 @@ static void sec_stats(sbuf *b) {
               (unsigned long long)s->keyspace_hits, (unsigned long long)s->keyspace_misses);
     sb_addf(b,
               "pubsub_channels:%zu\r\npubsub_patterns:%zu\r\npubsubshard_channels:%zu\r\nlatest_fork_usec:%lld\r\n"
-              "total_forks:%llu\r\nmigrate_cached_sockets:0\r\nslave_expires_tracked_keys:0\r\n"
+              "total_forks:%llu\r\nmigrate_cached_sockets:%d\r\nslave_expires_tracked_keys:0\r\n"
               "active_defrag_hits:0\r\nactive_defrag_misses:0\r\nactive_defrag_key_hits:0\r\n"
               "active_defrag_key_misses:0\r\ntotal_active_defrag_time:0\r\ncurrent_active_defrag_time:0\r\n"
               "tracking_total_keys:%zu\r\ntracking_total_items:%zu\r\ntracking_total_prefixes:%zu\r\n"
@@ -307,9 +311,14 @@ static void sec_stats(sbuf *b) {
               "total_reads_processed:%llu\r\ntotal_writes_processed:%llu\r\nio_threaded_reads_processed:0\r\n"
               "io_threaded_writes_processed:0\r\nreply_buffer_shrinks:0\r\nreply_buffer_expands:0\r\n",
               pubsub_channel_count(), pubsub_pattern_count(), pubsub_shard_channel_count(), srv.latest_fork_usec,
-              (unsigned long long)s->total_forks, tracking_table_keys(), tracking_table_items(), tracking_prefix_count(),
+              (unsigned long long)s->total_forks, migrate_cached_count(), tracking_table_keys(), tracking_table_items(), tracking_prefix_count(),
               (unsigned long long)s->unexpected_error_replies, (unsigned long long)s->total_error_replies,
               (unsigned long long)s->reads, (unsigned long long)s->writes);
+    /* Redis 7.2 (the version ferry reports) ends the section with the ACL denials */
+    sb_addf(b, "acl_access_denied_auth:%lld\r\nacl_access_denied_cmd:%lld\r\nacl_access_denied_key:%lld\r\n"
+               "acl_access_denied_channel:%lld\r\n",
+            acl_denied_count(ACL_DENIED_AUTH), acl_denied_count(ACL_DENIED_CMD), acl_denied_count(ACL_DENIED_KEY),
+            acl_denied_count(ACL_DENIED_CHANNEL));
 }
 
 static void sec_replication(sbuf *b) {
@@ -454,6 +463,8 @@ void stats_reset_all(void) {
     commands_reset_stats();
     latency_reset_stats();
     errstats_reset();
+    lazyfree_reset_stats();
+    acl_denied_reset();
 }
 
 void cmd_info(client *c) {

@@ -1,10 +1,11 @@
 /* latency_cmd.c - the LATENCY command (LATEST, HISTORY, RESET, HISTOGRAM,
- * DOCTOR, HELP) in Redis 7.0's reply formats, and STATS: a one-line JSON
+ * DOCTOR, HELP; GRAPH is in latency_graph.c) in Redis 7.0's reply formats, and STATS: a one-line JSON
  * summary (hit rate, latency quantiles over all commands, batch sizes,
  * syscalls per command, tail events) for dashboards and the benchmark
  * scripts, which would otherwise have to parse INFO. Data lives in latency.c.
  */
 #include "latency.h"
+#include "latency_graph.h"
 #include "reply.h"
 #include "sbuf.h"
 #include "server.h"
@@ -162,6 +163,8 @@ static void latency_help(client *c) {
         "LATENCY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
         "DOCTOR",
         "    Return a human readable latency analysis report.",
+        "GRAPH <event>",
+        "    Return an ASCII latency graph for the <event> class.",
         "HISTORY <event>",
         "    Return time-latency samples for the <event> class.",
         "LATEST",
@@ -215,6 +218,8 @@ static void latency_container(client *c) { latency_help(c); }
 static command latency_subcommands[] = {
     CMD("doctor", latency_doctor, 2, .flags = F_LAT, .acl = A_LAT,
         .summary = "Return a human readable latency analysis report.", .since = "2.8.13", .complexity = "O(1)"),
+    CMD("graph", latency_graph, 3, .flags = F_LAT, .acl = A_LAT,
+        .summary = "Return a latency graph for the event.", .since = "2.8.13", .complexity = "O(1)"),
     CMD("help", latency_help, 2, .flags = CMD_LOADING | CMD_STALE, .acl = "slow",
         .summary = "Show helpful text about the different subcommands.", .since = "2.8.13", .complexity = "O(1)"),
     CMD("histogram", latency_histogram, -2, .flags = F_LAT, .acl = A_LAT,

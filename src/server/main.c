@@ -1,5 +1,6 @@
 /* main.c - ferry-server entry point: configuration, start-up, the cron
  * timer, signals, and clean shutdown. */
+#include "acl_file.h"
 #include "blocking.h"
 #include "client.h"
 #include "client_evict.h"
@@ -10,7 +11,9 @@
 #include "frand.h"
 #include "info.h"
 #include "latency.h"
+#include "lazyfree.h"
 #include "metrics.h"
+#include "migrate.h"
 #include "notify.h"
 #include "outlimit.h"
 #include "persist.h"
@@ -66,6 +69,8 @@ static void clients_cron(void) {
             continue;
         }
         client_check_output_limits_cron(c);
+        client_cron_qbuf(c);
+        client_cron_argv(c);
     }
 }
 
@@ -113,6 +118,8 @@ static long server_cron(evloop *el, long long id, void *data) {
     clients_cron();
     clients_memory_grew(); /* a lowered maxmemory-clients, or growth no hook saw, is noticed within a cron period */
     blocking_handle_timeouts(srv.now_ms);
+    lazyfree_cron(); /* node memory the lazy-free thread gave back */
+    migrate_cron(); /* idle MIGRATE target connections */
     if (srv.tracking_clients) tracking_limit_table(); /* a limit lowered by CONFIG SET applies while idle */
     size_t used = zmalloc_used();
     if (used > srv.stat_peak_memory) srv.stat_peak_memory = used;
@@ -234,6 +241,7 @@ int main(int argc, char **argv) {
         server_log(LOG_WARNING_, "Can't chdir to '%s': %s", srv.cfg.dir, strerror(errno));
         return 1;
     }
+    if (acl_file_startup() != 0) return 1; /* user lines, aclfile (relative to dir, as Redis) */
     config_port_changed = net_rebind;
     if (net_listen_all() == -1) {
         server_log(LOG_WARNING_, "Failed listening on port %d (tcp), aborting.", srv.cfg.port);

@@ -9,6 +9,7 @@
  * it asks for. Adding a command group: its command_group in command.h and
  * one line below. */
 #include "registry.h"
+#include "acl.h"
 #include "aof.h"
 #include "client.h"
 #include "command.h"
@@ -17,6 +18,7 @@
 #include "dict.h"
 #include "evict.h"
 #include "notify.h"
+#include "pause.h"
 #include "persist.h"
 #include "propagate.h"
 #include "rdb.h"
@@ -45,8 +47,11 @@ void registry_commands(void) {
         &hll_group,
         &bitops_group,
         &geo_group,
+        &migrate_group,
+        &acl_group, &cluster_group,
     };
     commands_init(groups, sizeof groups / sizeof groups[0]);
+    acl_init(); /* command ids and categories, the default user */
 }
 
 void registry_hooks(void) {
@@ -54,6 +59,7 @@ void registry_hooks(void) {
     db_set_key_gone_hook(prop_key_gone);
     db_set_event_hook(notify_db_event);
     client_write_barrier = aof_write_barrier;
+    pause_set_script_hook(script_cmd_may_write);
     config_aof_changed = aof_config_changed;
     rdb_set_function_hooks(functions_rdb_save, functions_rdb_load, functions_flush);
 }

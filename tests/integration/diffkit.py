@@ -162,6 +162,12 @@ def _masked_hello(v):
     return v
 
 
+# Extra comparison modes registered by a test module: mode name -> function
+# of the parsed reply returning a comparable canonical form (e.g. the ACL
+# tests' "acl": rule lists whose command order follows a hash table's).
+CANONICALIZERS = {}
+
+
 def _canon(mode, tol, reply):
     """Canonical form of a reply under a comparison mode (None -> use bytes)."""
     if mode == "exact" or not isinstance(reply, bytes) or reply in (TIMEOUT, CLOSED):
@@ -179,6 +185,8 @@ def _canon(mode, tol, reply):
         return (v[0], sorted(repr((items[i], items[i + 1])) for i in range(0, len(items), 2)))
     if mode == "hello":
         return repr(_masked_hello(v))
+    if mode in CANONICALIZERS:
+        return CANONICALIZERS[mode](v)
     return None
 
 

@@ -206,6 +206,16 @@ CASES = {
         cmd(0, "GET", "z"), sleep(0.15), cmd(1, "EXISTS", "z"), cmd(0, "GET", "z"),
         cmd(0, "SET", "w", "1", "PX", "100"), cmd(0, "GET", "w"), sleep(0.15), cmd(0, "SET", "w", "2"),
     ],
+    # keys found by the key specs and their procedures (keyspec.c), as COMMAND GETKEYS finds them
+    "movable_keys": [
+        cmd(0, "HELLO", "3"), on(0),
+        cmd(0, "LCS", "a", "b"), cmd(1, "SET", "b", "1"), cmd(0, "SORT_RO", "l", "BY", "w_*"), cmd(1, "RPUSH", "l", "1"),
+        cmd(1, "SET", "w_1", "1"), cmd(0, "ZINTERCARD", "2", "z1", "z2"), cmd(1, "ZADD", "z2", "1", "m"),
+        cmd(0, "ZUNION", "1x", "u1"), cmd(1, "ZADD", "u1", "1", "m"), cmd(0, "ZDIFF", "3", "d1"), cmd(1, "SET", "d1", "1"),
+        cmd(0, "XREAD", "COUNT", "1", "STREAMS", "x1", "x2", "0", "0"), cmd(1, "XADD", "x2", "1-1", "f", "v"),
+        cmd(0, "GEORADIUS_RO", "g", "0", "0", "1", "m"), cmd(1, "GEOADD", "g", "0", "0", "m"),
+        cmd(0, "LMPOP", "1", "lm", "LEFT"), cmd(0, "BITFIELD_RO", "bf", "GET", "u8", "0"), cmd(1, "SETBIT", "bf", "1", "1"),
+    ],
     "writes_of_every_type": [
         cmd(0, "HELLO", "3"), on(0),
         cmd(0, "HSET", "h", "f", "1"), cmd(0, "HGET", "h", "f"), cmd(0, "HDEL", "h", "f"),

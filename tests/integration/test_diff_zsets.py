@@ -84,7 +84,7 @@ def test_zset_fixed_case(pair, name, proto):
 
 def _ferry_knows(port, name) -> bool:
     with RawClient(port) as c:
-        return not c.command("COMMAND", "INFO", name).startswith(b"*1\r\n*-1")
+        return not c.command("COMMAND", "INFO", name).startswith(b"*1\r\n$-1")  # null, as Redis
 
 
 @pytest.mark.parametrize("proto", ["2", "3"])
@@ -132,6 +132,8 @@ def test_command_info_and_docs(pair):
                 res.append([fields.get(k) for k in (b"summary", b"since", b"group", b"complexity")])
             out[kind] = res
     for a, b in zip(out["ferry"], out["redis"]):
+        if a[:2] in ([("bulk", b"zrank"), ("int", -3)], [("bulk", b"zrevrank"), ("int", -3)]):
+            b = [b[0], ("int", -3)] + b[2:]  # Redis 7.2's optional WITHSCORE (test_zrank_withscore.py)
         assert repr(a) == repr(b), (a, b)
 
 

@@ -24,12 +24,12 @@ KNOWN = {
     # the server state: clock, counters and the configuration in force
     **{(f, "server"): "srv" for f in (
         "db.c t_hash.c t_list.c t_set.c t_zset.c client.c client_evict.c net.c outlimit.c reply.c "
-        "blocking.c cmd_conn.c cmd_dump.c cmd_expire.c cmd_hash.c cmd_keys.c cmd_list.c cmd_server.c cmd_set.c "
+        "blocking.c cmd_conn.c cmd_debug.c cmd_lolwut.c cmd_dump.c cmd_expire.c cmd_hash.c cmd_keys.c cmd_list.c cmd_server.c cmd_set.c "
         "cmd_set_ops.c cmd_string.c cmd_zset.c cmd_zset_pop.c cmd_zset_store.c command.c command_info.c multi.c "
         "propagate.c pubsub.c tracking.c tracking_cmd.c monitor.c aof.c aof_load.c cmd_persist.c rdb.c rdb_value.c cmd_function.c cmd_script.c "
-        "script_lua.c cmd_stream.c cmd_stream_cg.c cmd_stream_info.c cmd_stream_read.c cmd_bitops.c cmd_sort.c cmd_lcs.c cmd_hll.c cmd_geo_search.c").split()},
+        "script_lua.c pause.c lazyfree.c cmd_stream.c cmd_stream_cg.c cmd_stream_info.c cmd_stream_read.c cmd_bitops.c cmd_sort.c cmd_lcs.c cmd_hll.c cmd_geo_search.c").split()},
     **{(f, "config"): "configuration values read by name" for f in (
-        "client_evict.c outlimit.c cmd_server.c aof.c cmd_persist.c rdb.c rdb_value.c script_lua.c").split()},
+        "client_evict.c outlimit.c lazyfree.c cmd_debug.c aof.c cmd_persist.c rdb.c rdb_value.c script_lua.c").split()},
     # the io layer hands every parsed request to the dispatcher
     ("client.c", "command"): "dispatch", ("client.c", "blocking"): "blocked clients",
     ("client.c", "multi"): "transaction state freed with the client",
@@ -44,10 +44,17 @@ KNOWN = {
     ("evict.c", "event"): "the time budget of an eviction run",
     # commands that drive persistence and the server
     ("command.c", "aof"): "MISCONF after an AOF write error", ("command.c", "persist"): "MISCONF after a failed save",
-    ("command.c", "latency"): "command timing", ("cmd_server.c", "aof"): "DEBUG LOADAOF",
-    ("cmd_server.c", "persist"): "SHUTDOWN saves, DEBUG RELOAD", ("cmd_server.c", "info"): "DEBUG CHANGE-REPL-ID",
+    ("command.c", "latency"): "command timing", ("cmd_debug.c", "aof"): "DEBUG LOADAOF",
+    ("cmd_server.c", "persist"): "SHUTDOWN saves", ("cmd_debug.c", "persist"): "DEBUG RELOAD",
+    ("cmd_server.c", "info"): "INFO, MEMORY STATS and DOCTOR", ("cmd_debug.c", "info"): "DEBUG CHANGE-REPL-ID",
     ("cmd_dump.c", "rdb"): "DUMP/RESTORE payloads are RDB values", ("cmd_dump.c", "rdb_io"): "the same",
     ("cmd_dump.c", "rdb_value"): "the same",
+    ("cmd_migrate.c", "rdb"): "MIGRATE sends DUMP payloads", ("cmd_migrate.c", "rdb_io"): "the same",
+    ("cmd_migrate.c", "rdb_value"): "the same", ("cmd_migrate.c", "server"): "srv: the clock, dirty",
+    # ACL: the clients of a user, requirepass, acl-pubsub-default and acllog-max-len
+    ("acl.c", "server"): "srv.clients, requirepass mirrored into the default user",
+    ("acl_rules.c", "server"): "acl-pubsub-default", ("acl_rules.c", "config"): "acl-pubsub-default by name",
+    ("acl_log.c", "server"): "acllog-max-len, the script's caller", ("acl_log.c", "config"): "acllog-max-len by name",
 }
 
 

@@ -125,6 +125,9 @@ CASES = {
         ev("return pairs(nil)"), ev("return next({}, 'nokey')"), ev("return rawget(1)"), ev("return rawset({}, 1)"),
         ev("local t = {a = 1}; local k, v = next(t); return {k, v}"),
         ev("local c = cjson.new(); c.x = 1; return c.x"),
+        ev("local g = getmetatable(_G); g.__index = {}"), ev("return type(getmetatable(_G))"),
+        ev("return type(getmetatable(_G).__index)"), ev("setmetatable(_G, {})"),
+        ev("return type(getmetatable(redis))"),
     ],
     "acl_check_cmd": [
         ev("return redis.acl_check_cmd('get')"), ev("return redis.acl_check_cmd('set', 'a', 'b')"),

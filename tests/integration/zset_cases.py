@@ -236,7 +236,8 @@ CASES["zrank"] = [
     ("SET", "str", "v"), ("ZADD", "z", "1", "a", "2", "b", "3", "c"),
     ("ZRANK", "z", "a"), ("ZRANK", "z", "c"), ("ZREVRANK", "z", "a"), ("ZREVRANK", "z", "c"),
     ("ZRANK", "z", "nope"), ("ZREVRANK", "z", "nope"), ("ZRANK", "nokey", "a"), ("ZRANK", "str", "a"),
-    ("ZREVRANK", "str", "a"), ("ZRANK", "z", "a", "WITHSCORE"), ("ZREVRANK", "z", "a", "WITHSCORE"),
+    # WITHSCORE alone is Redis 7.2's (test_zrank_withscore.py); past it both reply the arity error
+    ("ZREVRANK", "str", "a"), ("ZRANK", "z", "a", "WITHSCORE", "x"), ("ZREVRANK", "z", "a", "WITHSCORE", "x"),
     ("ZRANK", "z"),
 ]
 CASES["zremrange"] = [

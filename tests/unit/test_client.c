@@ -803,3 +803,40 @@ Test(client, batched_window_paused_with_partial_request_pending) {
     free(set);
     client_free(c);
 }
+
+/* ------------------------------------------- query buffer resizing (cron) */
+
+/* The clients cron trims a buffer grown by a big request once requests are
+ * small again, frees it after 2 idle seconds, and a request half received
+ * across both is still read whole. */
+Test(client, cron_resizes_the_query_buffer_around_pending_input) {
+    client *c = client_create(-1);
+    size_t big = 300000;
+    char *req = malloc(big + 64);
+    int hdr = sprintf(req, "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$%zu\r\n", big);
+    memset(req + hdr, 'v', big);
+    memcpy(req + hdr + big, "\r\n", 2);
+    size_t total = (size_t)hdr + big + 2;
+    client_feed(c, req, total);
+    EXPECT(c, "+OK\r\n");
+    size_t grown = c->qcap;
+    cr_assert_gt(grown, 32 * 1024);
+    client_cron_qbuf(c);              /* the peak of this period was the big request: kept */
+    cr_assert_eq(c->qcap, grown);
+    client_cron_qbuf(c);              /* nothing since: cut down, not to nothing */
+    cr_assert(c->qcap > 0 && c->qcap < grown, "qcap %zu", c->qcap);
+    client_feed(c, req, 1000);        /* a big request, partly received */
+    c->last_interaction_ms = srv.now_ms - 3000;
+    client_cron_qbuf(c);              /* idle: only the pending bytes stay */
+    cr_assert_eq(c->qcap, 1000);
+    cr_assert_eq(c->qlen - c->qpos, 1000);
+    client_feed(c, req + 1000, total - 1000);
+    EXPECT(c, "+OK\r\n");
+    c->last_interaction_ms = srv.now_ms - 3000;
+    client_cron_qbuf(c);
+    cr_assert_eq(c->qcap, 0, "an idle client with nothing pending holds no buffer");
+    feed_str(c, "*1\r\n$4\r\nPING\r\n");
+    EXPECT(c, "+PONG\r\n");
+    free(req);
+    client_free(c);
+}

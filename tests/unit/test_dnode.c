@@ -1,8 +1,10 @@
 /* test_dnode.c - node layout and allocation (src/base/dnode.c, dict.h): the short
  * and wide length forms and the boundary between them, the expiry slot,
  * reshaping (value resize, expiry on/off, rekey) keeping every other field,
- * and the slab: exact size classes, reuse, and used_memory accounting. */
+ * and the slab: exact size classes, reuse, and used_memory accounting, also
+ * for frees made by another thread (dn_remote_*, zmalloc_publish). */
 #include <criterion/criterion.h>
+#include <pthread.h>
 #include <string.h>
 #include "dict.h"
 #include "zmalloc.h"
@@ -141,4 +143,48 @@ Test(dnode, many_nodes_of_many_sizes) {
         check(v[i], (uint32_t)(i % 40), (uint32_t)(i * 7 % 600), i & 1, 'k', (char)('a' + i % 26), (uint32_t)(i * 7 % 600));
     for (int i = 1; i < N; i += 2) dn_free(v[i]);
     cr_assert_eq(zmalloc_used(), before);
+}
+
+/* ---- frees from another thread (lazyfree.c's helper) ---- */
+
+#define REMOTE_N 1000
+
+typedef struct remote_job {
+    dnode **nodes;
+    void *blocks[REMOTE_N];
+} remote_job;
+
+static void *remote_free(void *arg) {
+    remote_job *j = arg;
+    dn_remote_thread();
+    for (int i = 0; i < REMOTE_N; i++) dn_free(j->nodes[i]);
+    for (int i = 0; i < REMOTE_N; i++) zfree(j->blocks[i]);
+    dn_remote_flush();
+    zmalloc_publish();
+    return NULL;
+}
+
+Test(dnode, remote_thread_frees_are_counted_and_reused) {
+    static dnode *nodes[REMOTE_N];
+    remote_job j = {.nodes = nodes};
+    size_t used0 = zmalloc_used();
+    for (int i = 0; i < REMOTE_N; i++) nodes[i] = mk(20, 20, 0, 'k', 'v');
+    for (int i = 0; i < REMOTE_N; i++) j.blocks[i] = zmalloc(100);
+    cr_assert_gt(zmalloc_used(), used0);
+    pthread_t t;
+    cr_assert_eq(pthread_create(&t, NULL, remote_free, &j), 0);
+    pthread_join(t, NULL);
+    cr_assert_eq(zmalloc_used(), used0, "the thread's frees are published to used_memory");
+    dn_remote_collect();
+    /* the same size class now hands out the nodes the thread freed */
+    int reused = 0;
+    dnode *again[REMOTE_N];
+    for (int i = 0; i < REMOTE_N; i++) again[i] = mk(20, 20, 0, 'k', 'v');
+    for (int i = 0; i < REMOTE_N; i++)
+        for (int k = 0; k < REMOTE_N && !reused; k++) reused = again[i] == nodes[k];
+#if !defined(__SANITIZE_ADDRESS__)
+    cr_assert(reused, "collected nodes go back to their class's free list");
+#endif
+    for (int i = 0; i < REMOTE_N; i++) dn_free(again[i]);
+    cr_assert_eq(zmalloc_used(), used0);
 }

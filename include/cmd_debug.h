@@ -1,0 +1,11 @@
+/* cmd_debug.h - the DEBUG command (its subcommands are in cmd_debug.c; its
+ * command table entry is in cmd_server.c's table). */
+#ifndef FERRY_CMD_DEBUG_H
+#define FERRY_CMD_DEBUG_H
+
+#include "client.h"
+
+/* DEBUG <subcommand> [args...]: Redis's test hooks that ferry supports. */
+void cmd_debug(client *c);
+
+#endif
