@@ -277,8 +277,10 @@ def cli_monitor(port, commands):
     p = subprocess.Popen(["redis-cli", "-p", str(port), "monitor"], stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT)
     try:
-        time.sleep(0.3)
         with RawClient(port) as cl:
+            deadline = time.time() + 10  # redis-cli may start slowly on a loaded machine
+            while b"flags=O" not in cl.command("CLIENT", "LIST") and time.time() < deadline:
+                time.sleep(0.05)
             for args in commands:
                 cl.command(*args)
             cl.command("ECHO", MARK)
