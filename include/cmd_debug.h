@@ -7,5 +7,8 @@
 
 /* DEBUG <subcommand> [args...]: Redis's test hooks that ferry supports. */
 void cmd_debug(client *c);
+/* Whether enable-debug-command lets c run DEBUG (yes; local: loopback and
+ * unix-socket peers, and fake clients). */
+int debug_command_allowed(const client *c);
 
 #endif

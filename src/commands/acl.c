@@ -566,12 +566,7 @@ void acl_denied_message(char *buf, size_t cap, int reason, const command *cmd) {
  * check (a "protected" command), so the command's own error must win;
  * cmd_debug replies it. */
 static int debug_refused(const client *c, const command *cmd) {
-    if (cmd->proc != cmd_debug) return 0;
-    int mode = srv.cfg.enable_debug_command;
-    if (mode == DEBUG_CMD_YES) return 0;
-    if (mode != DEBUG_CMD_LOCAL || (c->flags & CF_FAKE)) return mode != DEBUG_CMD_LOCAL;
-    const char *a = c->addr;
-    return !(strncmp(a, "127.", 4) == 0 || strncmp(a, "::1:", 4) == 0 || strncmp(a, "[::1]", 5) == 0 || a[0] == '/');
+    return cmd->proc == cmd_debug && !debug_command_allowed(c);
 }
 
 int acl_allows_fast(const client *c, const command *cmd) {

@@ -28,7 +28,7 @@
 #include "util.h"
 #include "zmalloc.h"
 
-static int debug_allowed(const client *c) {
+int debug_command_allowed(const client *c) {
     int mode = srv.cfg.enable_debug_command;
     if (mode == DEBUG_CMD_YES) return 1;
     if (mode != DEBUG_CMD_LOCAL) return 0;
@@ -435,7 +435,7 @@ static void debug_config_rewrite_force_all(client *c) {
 }
 
 void cmd_debug(client *c) {
-    if (!debug_allowed(c)) {
+    if (!debug_command_allowed(c)) {
         reply_error(c, "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", "
                        "you can run it from a local connection, otherwise you need to set this option in the "
                        "configuration file, and then restart the server.");
