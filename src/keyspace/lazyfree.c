@@ -17,7 +17,6 @@
  * The thread is started by the first job and lives as long as the process.
  */
 #include "lazyfree.h"
-#include "config.h"
 #include "db.h"
 #include "server.h"
 #include "t_hash.h"
