@@ -39,8 +39,8 @@ endif
 # src/ by layer, lowest first: base (allocator, dict, encodings, buffers),
 # keyspace (databases and value types), io (event loop, sockets, parser,
 # clients, replies), commands (dispatch, the command groups, propagation),
-# persist (RDB, AOF), script (Lua), server (start-up, config, INFO).
-LAYERS    := base keyspace io commands persist script server
+# persist (RDB, AOF), repl (replication), script (Lua), server (start-up, config, INFO).
+LAYERS    := base keyspace io commands persist repl script server
 SRCS      := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c))
 # backend files are #included by event.c, not compiled alone; one script engine
 SRCS      := $(filter-out src/io/event_epoll.c src/io/event_kqueue.c $(SCRIPT_OFF),$(SRCS))

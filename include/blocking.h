@@ -42,6 +42,13 @@ int blocking_allowed(const client *c);
 /* Block c, running its current command (c->cmd, c->argv), on keys[0..n) of
  * c->db until deadline_ms. */
 void block_for_keys(client *c, const span *keys, int nkeys, int64_t deadline_ms, int null_kind);
+/* Block c on no key until deadline_ms (0 = forever), for a command whose
+ * owner decides when it is served (WAIT): done(c, why) replies on
+ * UNBLOCK_TIMEOUT / UNBLOCK_ERROR and forgets c on UNBLOCK_DISCONNECT;
+ * the owner calls blocking_served(c) after replying itself. */
+typedef void block_done_fn(client *c, int why);
+void block_custom(client *c, int64_t deadline_ms, block_done_fn *done);
+void blocking_served(client *c);
 /* A list or sorted set at key gained elements (push, LMOVE/ZADD/STORE
  * destinations, RENAME/COPY/MOVE/SWAPDB targets). Cheap when nobody blocks. */
 void signal_key_ready(struct db *d, const char *key, size_t klen);

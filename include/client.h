@@ -84,6 +84,10 @@ typedef struct client {
     struct block_state *bstate;  /* blocking.c: set while CF_BLOCKED */
     struct pubsub_state *pubsub; /* pubsub.c: channels and patterns, NULL if none */
     struct tracking_state *tracking; /* tracking.c: redirect, prefixes; NULL until it tracks or is redirected to */
+    /* replication (repl/) */
+    uint8_t repl_role;          /* CLIENT_REPL_*: the link to our primary, or a replica's link to us */
+    uint8_t out_held;           /* its output is not written yet (a replica's stream during its full sync) */
+    struct replica_link *repl;  /* a replica's state, on the primary */
     /* identity & info */
     struct acl_user *user;      /* acl.h: NULL = the default user */
     char *name;
@@ -100,7 +104,14 @@ typedef struct client {
     struct client *next_close;      /* srv close-async list */
 } client;
 
+enum { CLIENT_REPL_NONE = 0, CLIENT_REPL_MASTER = 1, CLIENT_REPL_REPLICA = 2 };
+
 client *client_create(int fd);            /* fd -1 for a fake client */
+/* Set by the replication layer: a replication link is being freed; the
+ * link to the primary executed a request of n bytes at p (the stream it
+ * applied, which goes on to this server's own replicas). */
+extern void (*client_repl_freed)(client *c);
+extern void (*client_repl_applied)(client *c, const char *p, size_t n);
 /* Run before any reply is written to a socket (the append-only file's
  * write barrier: a reply never leaves before the write it acknowledges). */
 extern void (*client_write_barrier)(void);

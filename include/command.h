@@ -136,6 +136,10 @@ static inline command *command_lookup_cached(command *last, const span *argv, in
 void command_dispatch(client *c);
 /* command_dispatch with cmd = command_lookup(c->argv, c->argc) already known. */
 void command_dispatch_resolved(client *c, command *cmd);
+/* Set by the replication layer: while srv.repl_checks, the error ("CODE
+ * message") refusing cmd to c (READONLY on a replica, NOREPLICAS, MASTERDOWN),
+ * or NULL. Never asked for the primary's own stream. */
+extern const char *(*command_repl_refusal)(client *c, command *cmd);
 /* A plain key command (argv[1] is its key, not a container, not a
  * transaction/connection control command, not admin): running it cannot
  * change how the client's following requests are parsed or whether they

@@ -10,4 +10,7 @@ uint64_t frand64(void);
 static inline uint64_t frand_below(uint64_t n) { return n ? frand64() % n : 0; }
 /* Fills buf with n bytes from getrandom() (falls back to /dev/urandom). */
 void frand_secure_bytes(void *buf, size_t n);
+/* len random lowercase hex digits into dst, then a NUL (run ids,
+ * replication ids, EOF marks). */
+void frand_hex(char *dst, size_t len);
 #endif

@@ -7,7 +7,10 @@
 
 #include "command.h"
 
+#include <stdint.h>
+
 struct sbuf;
+struct rdb_options;
 
 extern const command_group persist_group;
 
@@ -32,6 +35,19 @@ int persist_child_running(void);
 /* A background save failed and stop-writes-on-bgsave-error is yes: write
  * commands are refused with -MISCONF. */
 int persist_writes_refused(void);
+/* Replication's full syncs (repl/): a background save whose snapshot
+ * carries opt's replication fields, to disk (nsocks 0: dir/dbfilename, as
+ * BGSAVE) or streamed to the replicas' sockets socks[0..nsocks) (at most
+ * 64), each framed as "$EOF:<mark>\r\n" <rdb> <mark> (mark: 40 bytes).
+ * -1 if another child runs or fork fails. */
+int persist_bgsave_for_repl(const int *socks, int nsocks, const char *mark, const struct rdb_options *opt);
+/* Told of every background save that ends (BGSAVE's too): ok, whether it
+ * went to sockets, and then which of them got it all (bit i: socks[i]). */
+typedef void persist_repl_done_fn(int ok, int to_sockets, uint64_t socks_ok);
+void persist_set_repl_hook(persist_repl_done_fn *fn);
+enum { PERSIST_CHILD_NONE = 0, PERSIST_CHILD_DISK = 1, PERSIST_CHILD_SOCKETS = 2 };
+/* What the running background save writes to. */
+int persist_child_target(void);
 /* The body of INFO persistence. */
 void persist_info(struct sbuf *b);
 /* The loading_* fields Redis ends the section with while a load runs

@@ -20,6 +20,9 @@ typedef struct rdb_options {
     int compress;                   /* rdbcompression */
     int checksum;                   /* rdbchecksum */
     long long key_delay_us;         /* rdb-key-save-delay: sleep per key saved (tests make saves slow) */
+    const char *repl_id;            /* a snapshot for replicas: AUX repl-id, repl-offset, repl-stream-db (NULL: none) */
+    long long repl_offset;
+    int repl_stream_db;
 } rdb_options;
 
 /* The options in force (rdbcompression, rdbchecksum). */
@@ -28,6 +31,12 @@ rdb_options rdb_current_options(void);
 /* The whole keyspace into the file `path` (through a temporary file in the
  * same directory, fsync and rename). 0 on success, -1 with a message in err. */
 int rdb_save_file(const char *path, const rdb_options *opt, char *err, size_t errlen);
+
+/* The whole keyspace written to each of fds[0..nfds) (up to 64 sockets of
+ * replicas: a diskless full sync), waiting on a full socket; a socket
+ * whose write fails is dropped and the others go on. Returns the bit mask
+ * of the fds that received it all. */
+uint64_t rdb_save_fds(const int *fds, int nfds, const rdb_options *opt);
 
 typedef struct rdb_load_stats {
     uint64_t keys_loaded;

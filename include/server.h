@@ -92,6 +92,11 @@ typedef struct server {
                                      * non-zero, every command_call reports to tracking.c and monitor.c */
     struct client *executing_client; /* the client of the innermost running command_call (a script's own
                                       * client inside EVAL), NULL between commands */
+    /* replication (repl/), read by the dispatcher and the keyspace */
+    int repl_replica;               /* replicaof is set: clients' writes refused (replica-read-only), keys
+                                     * not expired here (the primary's DEL does it) */
+    struct client *repl_master;     /* the link to the primary while it is up, else NULL */
+    int repl_checks;                /* the dispatcher must apply replication rules (replica, min-replicas) */
     server_stats stats;
     uint64_t stat_peak_memory;
     int64_t accept_pause_until_ms;  /* EMFILE back-off */

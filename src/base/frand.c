@@ -51,3 +51,14 @@ void frand_init(void) {
     frand_secure_bytes(&seed, sizeof seed);
     frand_seed(seed);
 }
+
+void frand_hex(char *dst, size_t len) {
+    static const char hex[] = "0123456789abcdef";
+    unsigned char b[64];
+    for (size_t i = 0; i < len; i++) {
+        if (i % (2 * sizeof b) == 0) frand_secure_bytes(b, sizeof b);
+        unsigned char v = b[(i % (2 * sizeof b)) / 2];
+        dst[i] = hex[i % 2 ? v & 15 : v >> 4];
+    }
+    dst[len] = '\0';
+}

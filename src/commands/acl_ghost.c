@@ -49,12 +49,7 @@ static const acl_ghost ghosts[] = {
     {"module|load", "admin slow dangerous"},
     {"module|loadex", "admin slow dangerous"},
     {"module|unload", "admin slow dangerous"},
-    {"psync", "admin slow dangerous"},
-    {"replconf", "admin slow dangerous"},
-    {"replicaof", "admin slow dangerous"},
     {"restore-asking", "keyspace write slow dangerous"},
-    {"slaveof", "admin slow dangerous"},
-    {"sync", "admin slow dangerous"},
 };
 
 static const char *const not_in_redis70[] = {"client|no-touch", "client|setinfo", "compact", "stats"};

@@ -66,6 +66,7 @@ typedef struct block_state {
     size_t heap_idx;            /* position in the deadline heap, if deadline */
     int null_kind;
     int reblocked;              /* set by block_for_keys during a re-run */
+    block_done_fn *done;        /* block_custom: its owner replies on timeout and forgets on disconnect */
 } block_state;
 
 int blocking_ready_pending;
@@ -340,6 +341,11 @@ void block_for_keys(client *c, const span *keys, int nkeys, int64_t deadline_ms,
     }
 }
 
+void block_custom(client *c, int64_t deadline_ms, block_done_fn *done) {
+    block_for_keys(c, NULL, 0, deadline_ms, BLOCK_NULL_BULK);
+    c->bstate->done = done;
+}
+
 static void resume_add(client *c) {
     if (resume_n == resume_cap) {
         resume_cap = resume_cap ? resume_cap * 2 : 16;
@@ -376,7 +382,9 @@ void unblock_client(client *c, int why) {
         return;
     }
     if (!(c->flags & CF_BLOCKED)) return;
-    if (why == UNBLOCK_TIMEOUT) {
+    if (c->bstate->done) {
+        c->bstate->done(c, why);
+    } else if (why == UNBLOCK_TIMEOUT) {
         if (c->bstate->null_kind == BLOCK_NULL_BULK) reply_null(c);
         else reply_null_array(c);
     } else if (why == UNBLOCK_ERROR) {
@@ -385,6 +393,12 @@ void unblock_client(client *c, int why) {
     }
     release(c);
     if (why != UNBLOCK_DISCONNECT) resume_add(c);
+}
+
+void blocking_served(client *c) {
+    if (!(c->flags & CF_BLOCKED) || (c->flags & CF_PAUSED)) return;
+    release(c);
+    resume_add(c);
 }
 
 void blocking_handle_timeouts(int64_t now_ms) {

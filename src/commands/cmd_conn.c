@@ -253,19 +253,24 @@ static void client_setinfo(client *c) {
     reply_ok(c);
 }
 
-/* Client types: normal connections and pub/sub clients (any subscription,
- * as Redis's getClientType); there are no replicas or masters, so those
- * types select nobody. CT_ALL: no TYPE filter. */
-enum { CT_ALL = -2, CT_NONE = -1, CT_NORMAL = 0, CT_OTHER = 1, CT_PUBSUB = 2 };
+/* Client types as Redis's getClientType: the link to our primary, replicas'
+ * links, pub/sub clients (any
+ * subscription), normal connections. CT_ALL: no TYPE filter. */
+enum { CT_ALL = -2, CT_NONE = -1, CT_NORMAL = 0, CT_REPLICA = 1, CT_PUBSUB = 2, CT_MASTER = 3 };
 
 static int parse_client_type(span s) {
     if (span_eq_nocase(s, "normal")) return CT_NORMAL;
     if (span_eq_nocase(s, "pubsub")) return CT_PUBSUB;
-    if (span_eq_nocase(s, "slave") || span_eq_nocase(s, "replica") || span_eq_nocase(s, "master")) return CT_OTHER;
+    if (span_eq_nocase(s, "slave") || span_eq_nocase(s, "replica")) return CT_REPLICA;
+    if (span_eq_nocase(s, "master")) return CT_MASTER;
     return CT_NONE;
 }
 
-static int client_type(const client *t) { return (t->flags & CF_PUBSUB) ? CT_PUBSUB : CT_NORMAL; }
+static int client_type(const client *t) {
+    if (t->repl_role == CLIENT_REPL_MASTER) return CT_MASTER;
+    if (t->repl_role == CLIENT_REPL_REPLICA) return CT_REPLICA; /* a MONITOR is a normal client here, as in Redis */
+    return (t->flags & CF_PUBSUB) ? CT_PUBSUB : CT_NORMAL;
+}
 
 static void reply_unknown_type(client *c, span s) {
     char buf[129];

@@ -1,12 +1,11 @@
-/* cmd_server.c - server administration commands: TIME ROLE WAIT SHUTDOWN,
+/* cmd_server.c - server administration commands: TIME SHUTDOWN,
  * the MEMORY container and the command table entry of DEBUG (its
  * subcommands are in cmd_debug.c); INFO itself lives in info.c (it owns the
  * statistics formatting).
  *
  * SAVE, BGSAVE and LASTSAVE are in cmd_persist.c, BGREWRITEAOF in aof.c;
  * SHUTDOWN saves through cmd_persist.c (and fails the way Redis does when
- * the final save fails). There are no replicas, so WAIT answers 0 at once
- * (it never blocks for its timeout).
+ * the final save fails). ROLE and WAIT are replication's (repl/cmd_repl.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,32 +40,6 @@ static void cmd_time(client *c) {
     reply_array(c, 2);
     reply_bulk_ll(c, (long long)tv.tv_sec);
     reply_bulk_ll(c, (long long)tv.tv_usec);
-}
-
-
-static void cmd_role(client *c) {
-    reply_array(c, 3);
-    reply_bulk_cstr(c, "master");
-    reply_int(c, 0);
-    reply_array(c, 0);
-}
-
-/* WAIT numreplicas timeout: no replicas, so 0 acknowledgements, at once. */
-static void cmd_wait(client *c) {
-    long long n, timeout;
-    if (!str_to_ll(c->argv[1].p, c->argv[1].len, &n)) {
-        reply_err_notint(c);
-        return;
-    }
-    if (!str_to_ll(c->argv[2].p, c->argv[2].len, &timeout)) {
-        reply_error(c, "ERR timeout is not an integer or out of range");
-        return;
-    }
-    if (timeout < 0) {
-        reply_error(c, "ERR timeout is negative");
-        return;
-    }
-    reply_int(c, 0);
 }
 
 
@@ -217,18 +190,12 @@ static command server_commands[] = {
         .since = "4.0.0", .complexity = "Depends on subcommand.", .subcmds = memory_subcommands),
     CMD("monitor", cmd_monitor, 1, .flags = F_ADMIN, .acl = "admin slow dangerous",
         .summary = "Listen for all requests received by the server in real time", .since = "1.0.0"),
-    CMD("role", cmd_role, 1, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST, .acl = "admin fast dangerous",
-        .summary = "Return the role of the instance in the context of replication", .since = "2.8.12",
-        .complexity = "O(1)"),
     CMD("shutdown", cmd_shutdown, -1, .flags = F_ADMIN | CMD_NO_MULTI | CMD_ALLOW_BUSY, .acl = "admin slow dangerous",
         .summary = "Synchronously save the dataset to disk and then shut down the server", .since = "1.0.0",
         .complexity = "O(N) when saving, where N is the total number of keys in all databases when saving "
             "data, otherwise O(1)"),
     CMD("time", cmd_time, 1, .flags = CMD_LOADING | CMD_STALE | CMD_FAST, .acl = "fast",
         .summary = "Return the current server time", .since = "2.6.0", .complexity = "O(1)"),
-    CMD("wait", cmd_wait, 3, .flags = CMD_NOSCRIPT, .acl = "slow connection", .group = "generic",
-        .summary = "Wait for the synchronous replication of all the write commands sent in the context of the "
-            "current connection", .since = "3.0.0", .complexity = "O(1)"),
     {0},
 };
 const command_group server_group = {"server", server_commands};

@@ -299,6 +299,8 @@ void command_call(client *c, command *cmd) {
     }
 }
 
+const char *(*command_repl_refusal)(client *c, command *cmd);
+
 void command_dispatch(client *c) {
     command_dispatch_resolved(c, command_lookup_cached(c->lastcmd, c->argv, c->argc));
 }
@@ -310,7 +312,7 @@ void command_dispatch_resolved(client *c, command *cmd) {
      * a restricted ACL user stays here when its rules plainly allow the
      * command and its one key, else the full check below decides) */
     if (!(c->flags & (CF_REPLY_SKIP_NEXT | CF_REPLY_SKIP | CF_MULTI | CF_PUBSUB)) && (c->flags & CF_AUTHENTICATED) &&
-        cmd && (!(c->flags & CF_ACL_CHECK) || acl_allows_fast(c, cmd)) && !srv.observers && !srv.cfg.maxmemory && !srv.rdb_bgsave_failed && !srv.aof_write_failed && !srv.loading && !srv.script_busy && !srv.client_pause && command_arity_ok(cmd, c->argc)) {
+        cmd && (!(c->flags & CF_ACL_CHECK) || acl_allows_fast(c, cmd)) && !srv.observers && !srv.cfg.maxmemory && !srv.rdb_bgsave_failed && !srv.aof_write_failed && !srv.loading && !srv.script_busy && !srv.client_pause && !srv.repl_checks && command_arity_ok(cmd, c->argc)) {
         command_call(c, cmd);
         c->flags &= ~CF_REPLY_SKIP;
         if (blocking_ready_pending) blocking_handle_ready();
@@ -357,15 +359,24 @@ void command_dispatch_resolved(client *c, command *cmd) {
         reject(c, cmd, "NOPERM", msg + 7); /* without the "NOPERM " */
         goto done;
     }
-    if (srv.rdb_bgsave_failed && (cmd->flags & CMD_WRITE || cmd->props & PROP_MISCONF_DENIED) && persist_writes_refused()) {
+    int obey = (c->flags & CF_OBEY) != 0; /* the primary's stream: executed whatever this server's state */
+    if (!obey && srv.rdb_bgsave_failed && (cmd->flags & CMD_WRITE || cmd->props & PROP_MISCONF_DENIED) && persist_writes_refused()) {
         reject(c, cmd, "MISCONF", ERR_MISCONF);
         goto done;
     }
     const char *aof_why;
-    if (srv.aof_write_failed && (cmd->flags & CMD_WRITE || cmd->props & PROP_MISCONF_DENIED) && aof_writes_refused(&aof_why)) {
+    if (!obey && srv.aof_write_failed && (cmd->flags & CMD_WRITE || cmd->props & PROP_MISCONF_DENIED) && aof_writes_refused(&aof_why)) {
         char msg[256];
         snprintf(msg, sizeof msg, "Errors writing to the AOF file: %s", aof_why);
         reject(c, cmd, "MISCONF", msg);
+        goto done;
+    }
+    const char *repl_why;
+    if (srv.repl_checks && !obey && command_repl_refusal && (repl_why = command_repl_refusal(c, cmd)) != NULL) {
+        char code[16];
+        size_t cl = strcspn(repl_why, " ");
+        snprintf(code, sizeof code, "%.*s", (int)(cl < sizeof code ? cl : sizeof code - 1), repl_why);
+        reject(c, cmd, code, repl_why + cl + 1);
         goto done;
     }
     if (srv.script_busy && !(cmd->flags & CMD_ALLOW_BUSY)) {
@@ -376,7 +387,7 @@ void command_dispatch_resolved(client *c, command *cmd) {
         reject(c, cmd, "LOADING", "Redis is loading the dataset in memory");
         goto done;
     }
-    if (srv.cfg.maxmemory && evict_refuses_command(c, cmd)) {
+    if (srv.cfg.maxmemory && !obey && evict_refuses_command(c, cmd)) {
         reject(c, cmd, "OOM", "command not allowed when used memory > 'maxmemory'.");
         goto done;
     }

@@ -99,8 +99,12 @@ static void unlink_deferred(client *c) {
     c->flags &= ~CF_INPUT_DEFERRED;
 }
 
+void (*client_repl_freed)(client *c);
+void (*client_repl_applied)(client *c, const char *p, size_t n);
+
 void client_free(client *c) {
     if (srv.current_client == c) srv.current_client = NULL;
+    if (c->repl_role && client_repl_freed) client_repl_freed(c);
     unblock_client(c, UNBLOCK_DISCONNECT);
     unlink_pending(c);
     unlink_deferred(c);
@@ -396,6 +400,7 @@ static int window_run(client *c, window *w, const char *buf, size_t *pos, size_t
         c->input_left = len - off;
         if (q->argc) window_exec(c, q, buf, off);
         c->input_left = 0;
+        if (c->repl_role == CLIENT_REPL_MASTER && client_repl_applied) client_repl_applied(c, buf + off, q->end - off);
         if (c->flags & CF_PAUSED) { /* held by CLIENT PAUSE: the request stays first in the buffer */
             *pos = off;
             resp_parser_reset(&c->parser);
@@ -658,7 +663,7 @@ void clients_flush_pending(void) {
         srv.pending_write = c->next_pending;
         c->flags &= ~CF_PENDING_WRITE;
         if (c->flags & CF_CLOSE_ASAP) continue;
-        if (c->fd < 0) continue;
+        if (c->fd < 0 || c->out_held) continue;
         if (ev_get_mask(srv.el, c->fd) & EV_WRITABLE) continue; /* the writable handler owns it */
         if (client_write(c) == -1) continue;
         after_write(c);
@@ -676,6 +681,8 @@ size_t client_info_line(client *c, char *buf, size_t cap) {
     int64_t now = srv.now_ms;
     char flags[24];
     size_t f = 0;
+    if (c->repl_role == CLIENT_REPL_REPLICA) flags[f++] = 'S';
+    if (c->repl_role == CLIENT_REPL_MASTER) flags[f++] = 'M';
     if (c->flags & CF_MONITOR) flags[f++] = 'O';
     if (c->flags & CF_PUBSUB) flags[f++] = 'P';
     if (c->flags & CF_MULTI) flags[f++] = 'x';

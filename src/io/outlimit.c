@@ -18,6 +18,8 @@
 #include "server.h"
 
 int client_output_class(const client *c) {
+    if (c->repl_role == CLIENT_REPL_REPLICA) return COB_REPLICA;
+    if (c->repl_role == CLIENT_REPL_MASTER) return COB_NORMAL;
     return (c->flags & CF_PUBSUB) ? COB_PUBSUB : COB_NORMAL;
 }
 

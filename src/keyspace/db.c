@@ -171,6 +171,10 @@ static dnode *lookup(db *d, const char *key, size_t klen, int hold) {
     if (dict_size(&d->keys) == 0) return NULL;
     dnode *n = dict_find_hashed(&d->keys, key, klen, db_key_hash(key, klen));
     if (n && (n->flags & DN_EXPIRE) && dn_expire(n) < srv.now_ms) {
+        if (srv.repl_replica) { /* the primary's DEL removes it: its stream still sees it, others do not */
+            if (srv.repl_master && srv.current_client == srv.repl_master) return n;
+            return NULL;
+        }
         if (!hold) delete_expired(d, n);
         return NULL;
     }
@@ -502,7 +506,9 @@ static int expire_db(db *d, int64_t start, long budget_us, long *met, long *stal
 }
 
 void db_active_expire(long budget_us) {
-    if (!active_expire_enabled || srv.client_pause) return; /* CLIENT PAUSE: the dataset stays as it is */
+    if (!active_expire_enabled || srv.client_pause || srv.repl_replica) return; /* CLIENT PAUSE: the dataset stays
+                                                                                 * as it is; a replica's keys expire by
+                                                                                 * its primary's DEL */
     int64_t start = ev_mono_us();
     srv.stats.active_expire_cycles++;
     static int next_db; /* rotate the starting db so a big db 0 cannot starve the others */

@@ -40,6 +40,8 @@ static struct persist_state {
     int64_t last_try_ms;        /* start of the last background save attempt */
     long long saves;            /* successful saves (rdb_saves) */
     int scheduled;              /* BGSAVE SCHEDULE / inside EXEC: start from the cron */
+    int to_sockets;             /* the running child streams to replicas' sockets (no file) */
+    persist_repl_done_fn *repl_done; /* replication hears of every finished background save */
     rdb_load_stats last_load;
     struct {                    /* the load in progress (INFO's loading_* fields) */
         long long start_secs;
@@ -120,13 +122,12 @@ static size_t private_dirty_bytes(void) {
 /* The child: write the file, report its copy-on-write size to the parent
  * through `pipefd`, and leave without running any exit handler of the
  * parent's (no flush of its stdio, no keyspace teardown). */
-static void child_save(int pipefd) {
+static void child_save(int pipefd, const rdb_options *opt) {
     signal(SIGTERM, SIG_DFL);
     signal(SIGINT, SIG_DFL);
     char path[4096], err[512];
     rdb_path(path, sizeof path);
-    rdb_options opt = rdb_current_options();
-    int rc = rdb_save_file(path, &opt, err, sizeof err);
+    int rc = rdb_save_file(path, opt, err, sizeof err);
     if (rc) {
         server_log(LOG_WARNING_, "%s", err);
     } else {
@@ -138,7 +139,30 @@ static void child_save(int pipefd) {
     _exit(rc ? 1 : 0);
 }
 
-static int bgsave_start(void) {
+/* The diskless child: each socket gets "$EOF:<mark>\r\n", the snapshot
+ * and the mark again; the parent learns which sockets got it all. */
+static void child_stream(int pipefd, const int *socks, int n, const char *mark, const rdb_options *opt) {
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGINT, SIG_DFL);
+    char pre[64];
+    int plen = snprintf(pre, sizeof pre, "$EOF:%.40s\r\n", mark);
+    uint64_t report[2] = {0, 0};
+    rdb_options o = *opt;
+    o.key_delay_us = opt->key_delay_us;
+    for (int i = 0; i < n; i++) {
+        ssize_t w = write(socks[i], pre, (size_t)plen); /* a fresh socket buffer takes 50 bytes */
+        (void)w;
+    }
+    uint64_t ok = rdb_save_fds(socks, n, &o);
+    for (int i = 0; i < n; i++)
+        if ((ok >> i & 1) && write(socks[i], mark, 40) != 40) ok &= ~(1ULL << i);
+    report[0] = private_dirty_bytes();
+    report[1] = ok;
+    if (write(pipefd, report, sizeof report) != sizeof report) ok = 0;
+    _exit(ok ? 0 : 1);
+}
+
+static int fork_save(const int *socks, int nsocks, const char *mark, const rdb_options *opt) {
     ps.last_try_ms = srv.now_ms;
     int fds[2];
     if (pipe(fds) != 0) fds[0] = fds[1] = -1;
@@ -152,8 +176,10 @@ static int bgsave_start(void) {
     }
     if (pid == 0) {
         if (fds[0] >= 0) close(fds[0]);
-        child_save(fds[1]);
+        if (nsocks) child_stream(fds[1], socks, nsocks, mark, opt);
+        child_save(fds[1], opt);
     }
+    ps.to_sockets = nsocks > 0;
     srv.latest_fork_usec = ev_mono_us() - t0;
     srv.stats.total_forks++;
     if (fds[1] >= 0) close(fds[1]);
@@ -166,20 +192,44 @@ static int bgsave_start(void) {
     return 0;
 }
 
+static int bgsave_start(void) {
+    rdb_options opt = rdb_current_options();
+    return fork_save(NULL, 0, NULL, &opt);
+}
+
+void persist_set_repl_hook(persist_repl_done_fn *fn) { ps.repl_done = fn; }
+
+int persist_bgsave_for_repl(const int *socks, int nsocks, const char *mark, const rdb_options *opt) {
+    if (ps.child || aof_child_running()) return -1;
+    if (nsocks) server_log(LOG_NOTICE_, "Starting BGSAVE for SYNC with target: replicas sockets");
+    else server_log(LOG_NOTICE_, "Starting BGSAVE for SYNC with target: disk");
+    return fork_save(socks, nsocks, mark, opt);
+}
+
+int persist_child_target(void) { return !ps.child ? PERSIST_CHILD_NONE : ps.to_sockets ? PERSIST_CHILD_SOCKETS : PERSIST_CHILD_DISK; }
+
 /* The child's report, once it has exited (the write end is closed then, so
  * the read never blocks). */
-static void read_child_report(void) {
-    if (ps.child_pipe < 0) return;
-    uint64_t cow = 0;
-    ssize_t n = read(ps.child_pipe, &cow, sizeof cow);
-    if (n == (ssize_t)sizeof cow) ps.last_cow = (size_t)cow;
+static uint64_t read_child_report(void) {
+    if (ps.child_pipe < 0) return 0;
+    uint64_t rep[2] = {0, 0};
+    ssize_t n = read(ps.child_pipe, rep, sizeof rep);
+    if (n >= (ssize_t)sizeof rep[0]) ps.last_cow = (size_t)rep[0];
     close(ps.child_pipe);
     ps.child_pipe = -1;
+    return n == (ssize_t)sizeof rep ? rep[1] : 0;
 }
 
 static void bgsave_done(int status) {
     int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    read_child_report();
+    uint64_t socks_ok = read_child_report();
+    if (ps.to_sockets) { /* nothing was saved on disk: the save state stays as it was */
+        ps.child = 0;
+        ps.to_sockets = 0;
+        server_log(ok ? LOG_NOTICE_ : LOG_WARNING_, "Background RDB transfer %s", ok ? "terminated with success" : "error");
+        if (ps.repl_done) ps.repl_done(ok, 1, socks_ok);
+        return;
+    }
     ps.last_bgsave_secs = (srv.now_ms - ps.child_start_ms) / 1000;
     set_bgsave_ok(ok);
     if (ok) {
@@ -193,6 +243,7 @@ static void bgsave_done(int status) {
         server_log(LOG_WARNING_, "Background saving error");
     }
     ps.child = 0;
+    if (ps.repl_done) ps.repl_done(ok, 0, 0);
 }
 
 static void reap_child(void) {

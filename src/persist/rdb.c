@@ -22,6 +22,7 @@
 #include "zmalloc.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +38,7 @@ enum {
 #define FLUSH_AT (1024 * 1024)
 
 rdb_options rdb_current_options(void) {
-    rdb_options o = {config_is_yes(&srv.cfg, "rdbcompression"), config_is_yes(&srv.cfg, "rdbchecksum"), 0};
+    rdb_options o = {.compress = config_is_yes(&srv.cfg, "rdbcompression"), .checksum = config_is_yes(&srv.cfg, "rdbchecksum")};
     char *delay = config_get_by_name(&srv.cfg, "rdb-key-save-delay");
     if (delay) o.key_delay_us = atoll(delay);
     zfree(delay);
@@ -46,23 +47,46 @@ rdb_options rdb_current_options(void) {
 
 /* ---- saving -------------------------------------------------------------- */
 
+/* A save writes to one file, or (diskless replication) to up to 64
+ * sockets at once: a socket whose write fails is dropped and the others go
+ * on; the save fails when none is left. */
 typedef struct saver {
     rdbw w;
-    int fd;
+    const int *fds;
+    int nfds;
+    uint64_t dead;              /* fds[i] failed: bit i */
     uint64_t crc;
     int checksum;
-    int failed;                 /* errno of a failed write, 0 if none */
+    int failed;                 /* errno of the last failed write, 0 if none */
     long long key_delay_us;
+    const rdb_options *opt;
 } saver;
+
+/* Write all of p to fd; a non-blocking socket is waited for (poll). 0 or errno. */
+static int write_fully(int fd, const unsigned char *p, size_t len) {
+    size_t off = 0;
+    while (off < len) {
+        ssize_t n = write(fd, p + off, len - off);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            struct pollfd pf = {.fd = fd, .events = POLLOUT};
+            if (poll(&pf, 1, 60000) <= 0) return ETIMEDOUT;
+            continue;
+        }
+        if (n <= 0) return n < 0 ? errno : EIO;
+        off += (size_t)n;
+    }
+    return 0;
+}
+
+static int all_dead(const saver *s) { return s->nfds == 64 ? s->dead == ~0ULL : s->dead == (1ULL << s->nfds) - 1; }
 
 static void flush_out(saver *s) {
     if (s->checksum) s->crc = crc64(s->crc, s->w.buf, s->w.len);
-    size_t off = 0;
-    while (off < s->w.len && !s->failed) {
-        ssize_t n = write(s->fd, s->w.buf + off, s->w.len - off);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) s->failed = n < 0 ? errno : EIO;
-        else off += (size_t)n;
+    for (int i = 0; i < s->nfds; i++) {
+        if (s->dead & (1ULL << i)) continue;
+        int e = write_fully(s->fds[i], s->w.buf, s->w.len);
+        if (e) s->failed = e, s->dead |= 1ULL << i;
     }
     s->w.len = 0;
 }
@@ -79,7 +103,7 @@ static void aux_ll(rdbw *w, const char *k, long long v) {
     aux(w, k, buf);
 }
 
-static void save_header(rdbw *w) {
+static void save_header(rdbw *w, const rdb_options *opt) {
     char magic[10];
     snprintf(magic, sizeof magic, "REDIS%04d", RDB_VERSION);
     rdbw_raw(w, magic, 9);
@@ -87,6 +111,11 @@ static void save_header(rdbw *w) {
     aux_ll(w, "redis-bits", (long long)sizeof(void *) * 8);
     aux_ll(w, "ctime", (long long)(srv.now_ms / 1000));
     aux_ll(w, "used-mem", (long long)zmalloc_used());
+    if (opt->repl_id) { /* where the replication stream goes on after this snapshot */
+        aux_ll(w, "repl-stream-db", opt->repl_stream_db);
+        aux(w, "repl-id", opt->repl_id);
+        aux_ll(w, "repl-offset", opt->repl_offset);
+    }
     aux_ll(w, "aof-base", 0);
 }
 
@@ -155,7 +184,7 @@ void rdb_write_function(rdbw *w, const char *code, size_t len) {
 }
 
 static int write_all(saver *s) {
-    save_header(&s->w);
+    save_header(&s->w, s->opt);
     if (functions_save) functions_save(&s->w);
     for (int i = 0; i < db_count(); i++) save_db(s, db_get(i));
     rdbw_u8(&s->w, OP_EOF);
@@ -165,7 +194,7 @@ static int write_all(saver *s) {
     s->checksum = 0;
     flush_out(s);
     s->checksum = checksum;
-    return s->failed ? -1 : 0;
+    return s->nfds && !all_dead(s) ? 0 : -1;
 }
 
 static void dir_of(const char *path, char *buf, size_t cap) {
@@ -192,9 +221,9 @@ int rdb_save_file(const char *path, const rdb_options *opt, char *err, size_t er
     char dir[4096], tmp[4200];
     dir_of(path, dir, sizeof dir);
     snprintf(tmp, sizeof tmp, "%s/temp-%d.rdb", dir, (int)getpid());
-    saver s = {.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644), .checksum = opt->checksum,
-               .key_delay_us = opt->key_delay_us};
-    if (s.fd < 0) {
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    saver s = {.fds = &fd, .nfds = 1, .checksum = opt->checksum, .key_delay_us = opt->key_delay_us, .opt = opt};
+    if (fd < 0) {
         snprintf(err, errlen, "Failed opening the temp RDB file %s (in server root dir %s) for saving: %s", tmp, dir,
                  strerror(errno));
         return -1;
@@ -202,8 +231,8 @@ int rdb_save_file(const char *path, const rdb_options *opt, char *err, size_t er
     rdbw_init(&s.w, opt->compress);
     int rc = write_all(&s);
     rdbw_free(&s.w);
-    if (rc == 0 && fsync(s.fd) != 0) s.failed = errno, rc = -1;
-    close(s.fd);
+    if (rc == 0 && fsync(fd) != 0) s.failed = errno, rc = -1;
+    close(fd);
     if (rc == 0 && rename(tmp, path) != 0) s.failed = errno, rc = -1;
     if (rc != 0) {
         snprintf(err, errlen, "Write error saving DB on disk: %s", strerror(s.failed ? s.failed : EIO));
@@ -212,6 +241,15 @@ int rdb_save_file(const char *path, const rdb_options *opt, char *err, size_t er
     }
     sync_dir(path);
     return 0;
+}
+
+uint64_t rdb_save_fds(const int *fds, int nfds, const rdb_options *opt) {
+    if (nfds > 64) nfds = 64;
+    saver s = {.fds = fds, .nfds = nfds, .checksum = opt->checksum, .key_delay_us = opt->key_delay_us, .opt = opt};
+    rdbw_init(&s.w, opt->compress);
+    write_all(&s);
+    rdbw_free(&s.w);
+    return nfds == 64 ? ~s.dead : ~s.dead & ((1ULL << nfds) - 1);
 }
 
 /* ---- loading ------------------------------------------------------------- */

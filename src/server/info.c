@@ -20,6 +20,7 @@
 
 #include "acl.h"
 #include "info.h"
+#include "repl.h"
 #include "aof.h"
 #include "blocking.h"
 #include "latency.h"
@@ -107,25 +108,7 @@ void info_cron_sample(void) {
 
 /* ------------------------------------------------------ replication id */
 
-static char replid[41];
-
-static void random_hex40(char *dst) {
-    static const char hex[] = "0123456789abcdef";
-    unsigned char b[20];
-    frand_secure_bytes(b, sizeof b);
-    for (int i = 0; i < 20; i++) {
-        dst[i * 2] = hex[b[i] >> 4];
-        dst[i * 2 + 1] = hex[b[i] & 15];
-    }
-    dst[40] = '\0';
-}
-
-void info_change_replid(void) { random_hex40(replid); }
-
-static const char *get_replid(void) {
-    if (!replid[0]) random_hex40(replid);
-    return replid;
-}
+void info_change_replid(void) { repl_change_id(); }
 
 /* ------------------------------------------------------ memory figures */
 
@@ -321,14 +304,7 @@ static void sec_stats(sbuf *b) {
             acl_denied_count(ACL_DENIED_CHANNEL));
 }
 
-static void sec_replication(sbuf *b) {
-    sb_addf(b,
-              "role:master\r\nconnected_slaves:0\r\nmaster_failover_state:no-failover\r\nmaster_replid:%s\r\n"
-              "master_replid2:0000000000000000000000000000000000000000\r\nmaster_repl_offset:0\r\n"
-              "second_repl_offset:-1\r\nrepl_backlog_active:0\r\nrepl_backlog_size:1048576\r\n"
-              "repl_backlog_first_byte_offset:0\r\nrepl_backlog_histlen:0\r\n",
-              get_replid());
-}
+static void sec_replication(sbuf *b) { repl_info(b); }
 
 static void cpu_line(sbuf *b, const char *name, const struct rusage *ru) {
     sb_addf(b, "used_cpu_sys%s:%ld.%06ld\r\nused_cpu_user%s:%ld.%06ld\r\n", name, (long)ru->ru_stime.tv_sec,

@@ -18,6 +18,7 @@
 #include "outlimit.h"
 #include "persist.h"
 #include "registry.h"
+#include "repl.h"
 #include "reply.h"
 #include "server.h"
 #include "tracking.h"
@@ -53,7 +54,7 @@ static void setup_signals(void) {
  * in a blocking command, is subscribed or is a monitor (as Redis: those are
  * expected to be quiet). */
 static int client_timed_out(const client *c, int64_t limit_ms) {
-    if (limit_ms <= 0 || (c->flags & (CF_BLOCKED | CF_PUBSUB | CF_MONITOR))) return 0;
+    if (limit_ms <= 0 || (c->flags & (CF_BLOCKED | CF_PUBSUB | CF_MONITOR)) || c->repl_role) return 0;
     return srv.now_ms - c->last_interaction_ms > limit_ms;
 }
 
@@ -125,6 +126,7 @@ static long server_cron(evloop *el, long long id, void *data) {
     if (used > srv.stat_peak_memory) srv.stat_peak_memory = used;
     info_cron_sample();
     persist_cron();
+    repl_cron();
     signal_shutdown();
     return 1000 / (srv.cfg.hz > 0 ? srv.cfg.hz : 10);
 }
@@ -136,6 +138,7 @@ static void before_sleep(evloop *el) {
     clients_evict_for_memory();
     clients_free_closed();
     tracking_broadcast();
+    repl_before_sleep();
     clients_flush_pending();
     clients_free_closed();
     if (srv.deferred_input) el->dont_wait = 1; /* their next pass is due at once */
@@ -171,17 +174,6 @@ static void daemonize(void) {
         dup2(fd, STDERR_FILENO);
         if (fd > STDERR_FILENO) close(fd);
     }
-}
-
-static void make_runid(void) {
-    unsigned char b[20];
-    frand_secure_bytes(b, sizeof b);
-    static const char hex[] = "0123456789abcdef";
-    for (int i = 0; i < 20; i++) {
-        srv.runid[i * 2] = hex[b[i] >> 4];
-        srv.runid[i * 2 + 1] = hex[b[i] & 15];
-    }
-    srv.runid[40] = '\0';
 }
 
 /* Raises the descriptor limit for maxclients (+32 for the server itself),
@@ -221,7 +213,7 @@ int main(int argc, char **argv) {
     srv.start_ms = srv.now_ms = ev_now_ms();
     srv.lastsave = srv.now_ms / 1000;
     srv.lruclock = (uint32_t)(srv.now_ms / 1000);
-    make_runid();
+    frand_hex(srv.runid, 40);
     setup_signals();
     server_log(LOG_NOTICE_, "oO0OoO0OoO0Oo ferry is starting oO0OoO0OoO0Oo");
     server_log(LOG_NOTICE_, "ferry version=%s (redis-compatible %s), bits=64, pid=%d, just started", FERRY_OWN_VERSION,
@@ -256,6 +248,7 @@ int main(int argc, char **argv) {
     int loaded = persist_load_at_startup(loading_events);
     if (loaded < 0) return 1;
     if (loaded == 0) {
+        repl_init(); /* after the load: a configured replicaof connects now */
         ev_timer_add(srv.el, 1, server_cron, NULL);
         server_log(LOG_NOTICE_, "Ready to accept connections tcp");
         ev_run(srv.el);

@@ -22,6 +22,7 @@
 #include "persist.h"
 #include "propagate.h"
 #include "rdb.h"
+#include "repl.h"
 #include "script.h"
 #include "t_hash.h"
 #include "t_list.h"
@@ -49,6 +50,7 @@ void registry_commands(void) {
         &geo_group,
         &migrate_group,
         &acl_group, &cluster_group,
+        &repl_group,
     };
     commands_init(groups, sizeof groups / sizeof groups[0]);
     acl_init(); /* command ids and categories, the default user */

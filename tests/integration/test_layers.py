@@ -10,13 +10,13 @@ import os
 import re
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-LAYERS = ["base", "keyspace", "io", "commands", "persist", "script", "server"]
+LAYERS = ["base", "keyspace", "io", "commands", "persist", "repl", "script", "server"]
 
 # Headers whose module has no .c of the same name: the layer they belong to.
 HEADER_LAYER = {
     "span": "base", "config_internal": "server", "config_defs": "server", "persist": "persist",
     "script": "script", "registry": "server", "cmd_set": "commands", "cmd_zset": "commands",
-    "cmd_expire": "commands",
+    "cmd_expire": "commands", "repl_int": "repl", "repl_backlog": "repl",
 }
 
 # (file, header): why the upward include is there.

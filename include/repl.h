@@ -1,0 +1,35 @@
+/* repl.h - replication with Redis's protocol (repl/): this server as a
+ * primary (replicas connect with SYNC/PSYNC, receive a snapshot and then
+ * the stream of writes, and continue from the backlog after a broken
+ * link), and as a replica (REPLICAOF host port: the handshake, the
+ * snapshot, the stream applied in order, acknowledgements).
+ *
+ * The stream is propagate.c's: the replication layer is one of its sinks.
+ * A replica passes on the exact bytes its primary sent (so offsets agree
+ * down a chain), never its own propagation.
+ */
+#ifndef FERRY_REPL_H
+#define FERRY_REPL_H
+
+#include "command.h"
+
+struct sbuf;
+
+extern const command_group repl_group;
+
+/* Start-up: the replication id, the hooks into the dispatcher, clients
+ * and persistence; `replicaof` from the configuration. */
+void repl_init(void);
+/* The server cron (every tick; its once-a-second work is gated inside). */
+void repl_cron(void);
+/* Before the loop sleeps: acknowledgements asked for by WAIT, WAIT
+ * clients whose replicas have caught up. */
+void repl_before_sleep(void);
+/* The body of INFO replication. */
+void repl_info(struct sbuf *b);
+/* DEBUG CHANGE-REPL-ID: a new random replication id (the second cleared). */
+void repl_change_id(void);
+/* Prometheus lines for /metrics (role, link state, lag). */
+void repl_metrics(struct sbuf *b);
+
+#endif

@@ -1,0 +1,537 @@
+/* replica.c - this server as a replica: REPLICAOF's link to a primary.
+ *
+ * The link is a small state machine driven by the cron and by socket
+ * events, as Redis's: connect (non-blocking), PING, then AUTH (masterauth)
+ * and the REPLCONFs sent together and their replies read in order, then
+ * PSYNC with our own replication id and offset (a server keeps the history
+ * it has, so a replica that lost its link, or a primary demoted to a
+ * replica of its former replica, can continue without a full sync). The
+ * answer is +CONTINUE (the socket becomes the primary's client at once) or
+ * +FULLRESYNC, after which the snapshot arrives as a bulk ("$<len>") or
+ * diskless ("$EOF:<mark>" ... <mark>). It is written to a temporary file,
+ * renamed over dbfilename and loaded, and the socket becomes the primary's
+ * client: its requests run with replies off, and every complete request is
+ * counted into the offset and passed on to our own replicas and backlog.
+ */
+#include "repl_int.h"
+#include "config.h"
+#include "db.h"
+#include "event.h"
+#include "persist.h"
+#include "propagate.h"
+#include "rdb.h"
+#include "sbuf.h"
+#include "server.h"
+#include "util.h"
+#include "zmalloc.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define TRANSFER_CHUNK (64 * 1024)
+
+static long long config_ll(const char *name) {
+    char *v = config_get_by_name(&srv.cfg, name);
+    long long n = v ? atoll(v) : 0;
+    zfree(v);
+    return n;
+}
+
+const char *replica_link_state_name(void) {
+    switch (rs.link) {
+    case LINK_CONNECT: return "connect";
+    case LINK_CONNECTING: return "connecting";
+    case LINK_RECV_PONG: case LINK_RECV_REPLIES: case LINK_RECV_PSYNC: return "handshake";
+    case LINK_TRANSFER: return "sync";
+    case LINK_CONNECTED: return "connected";
+    default: return "none";
+    }
+}
+
+/* ---- tearing down ------------------------------------------------------------------ */
+
+static void close_transfer_file(void) {
+    if (rs.tmp_fd >= 0) {
+        close(rs.tmp_fd);
+        unlink(rs.tmp_path);
+        rs.tmp_fd = -1;
+    }
+}
+
+/* Drop the handshake or transfer in progress; the cron connects again. */
+static void cancel_handshake(void) {
+    if (rs.fd >= 0) {
+        ev_del(srv.el, rs.fd, EV_READABLE | EV_WRITABLE);
+        close(rs.fd);
+        rs.fd = -1;
+    }
+    close_transfer_file();
+    if (rs.link != LINK_NONE && rs.link != LINK_CONNECTED) rs.link = LINK_CONNECT;
+}
+
+static void link_failed(const char *why) {
+    server_log(LOG_WARNING_, "%s", why);
+    cancel_handshake();
+    rs.link = LINK_CONNECT;
+}
+
+void replica_master_freed(client *c) {
+    if (srv.repl_master != c) return;
+    server_log(LOG_NOTICE_, "Connection with master lost.");
+    rs.master_db = c->db ? c->db->id : 0;
+    srv.repl_master = NULL;
+    if (rs.link == LINK_CONNECTED) rs.link = srv.repl_replica ? LINK_CONNECT : LINK_NONE;
+    rs.down_since_ms = srv.now_ms;
+}
+
+static void drop_master(void) {
+    if (srv.repl_master) client_free(srv.repl_master);
+    cancel_handshake();
+}
+
+/* ---- sending and reading lines -------------------------------------------------- */
+
+static int send_all(const char *p, size_t n) {
+    while (n) {
+        ssize_t w = write(rs.fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1; /* the handshake's few bytes fit a fresh socket */
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static int send_command(int argc, const char **argv) {
+    sbuf b = {0};
+    sb_addf(&b, "*%d\r\n", argc);
+    for (int i = 0; i < argc; i++) sb_addf(&b, "$%zu\r\n%s\r\n", strlen(argv[i]), argv[i]);
+    int rc = send_all(b.p, b.len);
+    zfree(b.p);
+    return rc;
+}
+
+/* One reply line from the socket into line (without CRLF): 1, 0 if
+ * incomplete, -1 on error or EOF. Reads a byte at a time: handshake replies
+ * are a few short lines, and nothing after them may be consumed. */
+static int read_line(char *line, size_t cap) {
+    for (;;) {
+        char ch;
+        ssize_t n = read(rs.fd, &ch, 1);
+        if (n < 0 && (errno == EAGAIN || errno == EINTR)) return 0;
+        if (n <= 0) return -1;
+        rs.last_io_ms = srv.now_ms;
+        if (ch == '\n') {
+            if (rs.rlen && rs.rbuf[rs.rlen - 1] == '\r') rs.rlen--;
+            size_t k = rs.rlen < cap - 1 ? rs.rlen : cap - 1;
+            memcpy(line, rs.rbuf, k);
+            line[k] = '\0';
+            rs.rlen = 0;
+            return 1;
+        }
+        if (rs.rlen < sizeof rs.rbuf) rs.rbuf[rs.rlen++] = ch;
+    }
+}
+
+/* ---- the handshake --------------------------------------------------------------------- */
+
+static void on_readable(evloop *el, int fd, void *data, int mask);
+
+static void send_replconfs(void) {
+    char *user = config_get_by_name(&srv.cfg, "masteruser"), *pass = config_get_by_name(&srv.cfg, "masterauth");
+    char port[16], *ip = config_get_by_name(&srv.cfg, "replica-announce-ip");
+    long long aport = config_ll("replica-announce-port");
+    snprintf(port, sizeof port, "%lld", aport ? aport : srv.cfg.port);
+    rs.pending_replies = 0;
+    rs.auth_reply_next = 0;
+    int rc = 0;
+    if (pass && pass[0]) {
+        const char *a3[] = {"AUTH", user, pass}, *a2[] = {"AUTH", pass};
+        rc |= user && user[0] ? send_command(3, a3) : send_command(2, a2);
+        rs.pending_replies++;
+        rs.auth_reply_next = 1;
+    }
+    const char *lp[] = {"REPLCONF", "listening-port", port};
+    rc |= send_command(3, lp);
+    rs.pending_replies++;
+    if (ip && ip[0]) {
+        const char *ia[] = {"REPLCONF", "ip-address", ip};
+        rc |= send_command(3, ia);
+        rs.pending_replies++;
+    }
+    const char *capa[] = {"REPLCONF", "capa", "eof", "capa", "psync2"};
+    rc |= send_command(5, capa);
+    rs.pending_replies++;
+    zfree(user);
+    zfree(pass);
+    zfree(ip);
+    if (rc) link_failed("Error sending the replication handshake to MASTER");
+    else rs.link = LINK_RECV_REPLIES;
+}
+
+static void send_psync(void) {
+    char off[24];
+    snprintf(off, sizeof off, "%lld", rs.offset + 1);
+    const char *argv[] = {"PSYNC", rs.replid, off};
+    server_log(LOG_NOTICE_, "Trying a partial resynchronization (request %s:%s).", rs.replid, off);
+    if (send_command(3, argv) != 0) link_failed("Error sending PSYNC to MASTER");
+    else rs.link = LINK_RECV_PSYNC;
+}
+
+static void on_connected(evloop *el, int fd, void *data, int mask) {
+    (void)data, (void)mask;
+    int err = 0;
+    socklen_t len = sizeof err;
+    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err) {
+        char why[256];
+        snprintf(why, sizeof why, "Error condition on socket for SYNC: %s", strerror(err ? err : errno));
+        link_failed(why);
+        return;
+    }
+    ev_del(el, fd, EV_WRITABLE);
+    ev_add(el, fd, EV_READABLE, on_readable, NULL);
+    server_log(LOG_NOTICE_, "Master replied to PING, replication can continue...");
+    const char *ping[] = {"PING"};
+    rs.link = LINK_RECV_PONG;
+    rs.link_ms = srv.now_ms;
+    if (send_command(1, ping) != 0) link_failed("Error sending PING to MASTER");
+}
+
+static void connect_master(void) {
+    char port[16];
+    snprintf(port, sizeof port, "%d", rs.port);
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res = NULL;
+    rs.link_ms = srv.now_ms;
+    if (getaddrinfo(rs.host, port, &hints, &res) != 0) {
+        server_log(LOG_WARNING_, "Unable to connect to MASTER: can't resolve %s", rs.host);
+        return;
+    }
+    int fd = -1;
+    for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next) {
+        fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (fd < 0) continue;
+        if (connect(fd, ai->ai_addr, ai->ai_addrlen) != 0 && errno != EINPROGRESS) {
+            close(fd);
+            fd = -1;
+        }
+    }
+    freeaddrinfo(res);
+    if (fd < 0) {
+        server_log(LOG_WARNING_, "Unable to connect to MASTER: %s", strerror(errno));
+        return;
+    }
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    rs.fd = fd;
+    rs.rlen = 0;
+    rs.link = LINK_CONNECTING;
+    ev_add(srv.el, fd, EV_WRITABLE, on_connected, NULL);
+    server_log(LOG_NOTICE_, "Connecting to MASTER %s:%d", rs.host, rs.port);
+    server_log(LOG_NOTICE_, "MASTER <-> REPLICA sync started");
+}
+
+/* ---- becoming connected ---------------------------------------------------------- */
+
+static void become_connected(void) {
+    int fd = rs.fd;
+    ev_del(srv.el, fd, EV_READABLE | EV_WRITABLE);
+    rs.fd = -1;
+    client *m = client_create(fd);
+    if (!m) {
+        rs.link = LINK_CONNECT;
+        return;
+    }
+    m->repl_role = CLIENT_REPL_MASTER;
+    m->flags |= CF_AUTHENTICATED | CF_OBEY | CF_REPLY_OFF;
+    m->flags &= ~CF_ACL_CHECK;
+    m->user = NULL;
+    snprintf(m->addr, sizeof m->addr, "%s:%d", rs.host, rs.port);
+    client_set_db(m, rs.master_db < db_count() ? rs.master_db : 0);
+    srv.repl_master = m;
+    rs.link = LINK_CONNECTED;
+    rs.last_io_ms = srv.now_ms;
+    rs.down_since_ms = 0;
+}
+
+static void on_continue(const char *line) {
+    const char *id = line + 9;
+    while (*id == ' ') id++;
+    if (strlen(id) >= REPLID_LEN && strncmp(id, rs.replid, REPLID_LEN) != 0) {
+        /* the primary's history has a new name: ours follows, and our replicas must hear of it */
+        memcpy(rs.replid2, rs.replid, sizeof rs.replid2);
+        rs.second_off = rs.offset + 1;
+        memcpy(rs.replid, id, REPLID_LEN);
+        rs.replid[REPLID_LEN] = '\0';
+        primary_drop_replicas();
+    }
+    repl_backlog_ensure();
+    server_log(LOG_NOTICE_, "MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.");
+    become_connected();
+}
+
+static void on_fullresync(const char *line) {
+    char id[REPLID_LEN + 1];
+    long long off;
+    if (sscanf(line, "+FULLRESYNC %40s %lld", id, &off) != 2) {
+        link_failed("Master replied with wrong +FULLRESYNC syntax.");
+        return;
+    }
+    memcpy(rs.psync_replid, id, sizeof rs.psync_replid);
+    rs.psync_off = off;
+    server_log(LOG_NOTICE_, "Full resync from master: %s:%lld", id, off);
+    snprintf(rs.tmp_path, sizeof rs.tmp_path, "temp-%lld.%d.rdb", (long long)(srv.now_ms / 1000), (int)getpid());
+    rs.tmp_fd = open(rs.tmp_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (rs.tmp_fd < 0) {
+        link_failed("Opening the temp file needed for MASTER <-> REPLICA synchronization failed");
+        return;
+    }
+    rs.transfer_size = 0; /* the bulk header is still to come */
+    rs.transfer_read = 0;
+    rs.sync_start_ms = srv.now_ms;
+    rs.link = LINK_TRANSFER;
+}
+
+static void fail_with(const char *what, const char *line) {
+    char why[400];
+    snprintf(why, sizeof why, "%s: '%.300s'", what, line);
+    link_failed(why);
+}
+
+static void handshake_reply(const char *line) {
+    switch (rs.link) {
+    case LINK_RECV_PONG:
+        /* an error that only says authentication is needed is fine: AUTH follows */
+        if (line[0] == '-' && strncmp(line, "-NOAUTH", 7) && strncmp(line, "-NOPERM", 7) &&
+            strncmp(line, "-ERR operation not permitted", 28))
+            fail_with("Error reply to PING from master", line);
+        else send_replconfs();
+        return;
+    case LINK_RECV_REPLIES:
+        if (line[0] == '-' && rs.auth_reply_next) {
+            fail_with("Unable to AUTH to MASTER", line);
+            return;
+        }
+        if (line[0] == '-') server_log(LOG_NOTICE_, "(Non critical) Master does not understand REPLCONF: %.300s", line);
+        rs.auth_reply_next = 0;
+        if (--rs.pending_replies == 0) send_psync();
+        return;
+    case LINK_RECV_PSYNC:
+        if (strncmp(line, "+FULLRESYNC", 11) == 0) on_fullresync(line);
+        else if (strncmp(line, "+CONTINUE", 9) == 0) on_continue(line);
+        else if (line[0] != '\0') fail_with("Unexpected reply to PSYNC from master", line); /* "": keep-alive */
+        return;
+    default:
+        return;
+    }
+}
+
+/* ---- the snapshot ---------------------------------------------------------------------- */
+
+static void load_snapshot(void) {
+    char path[4096], err[1024];
+    char *name = config_get_by_name(&srv.cfg, "dbfilename");
+    snprintf(path, sizeof path, "%s", name && name[0] ? name : "dump.rdb");
+    zfree(name);
+    if (fsync(rs.tmp_fd) != 0 || rename(rs.tmp_path, path) != 0) {
+        link_failed("Failed trying to rename the temp DB into dump.rdb in MASTER <-> REPLICA synchronization");
+        return;
+    }
+    close(rs.tmp_fd);
+    rs.tmp_fd = -1;
+    server_log(LOG_NOTICE_, "MASTER <-> REPLICA sync: Flushing old data");
+    for (int i = 0; i < db_count(); i++) db_flush(db_get(i));
+    rdb_flush_functions();
+    server_log(LOG_NOTICE_, "MASTER <-> REPLICA sync: Loading DB in memory");
+    rdb_load_stats st = {0};
+    srv.loading = 1;
+    int rc = rdb_load_file(path, NULL, &st, err, sizeof err);
+    srv.loading = 0;
+    if (rc != 0) {
+        char why[1200];
+        snprintf(why, sizeof why, "Failed trying to load the MASTER synchronization DB from disk: %s", err);
+        for (int i = 0; i < db_count(); i++) db_flush(db_get(i));
+        link_failed(why);
+        return;
+    }
+    /* a new history: ours is the primary's from its snapshot on */
+    memcpy(rs.replid, rs.psync_replid, sizeof rs.replid);
+    memset(rs.replid2, '0', REPLID_LEN);
+    rs.second_off = -1;
+    rs.offset = rs.psync_off;
+    if (rs.has_backlog) backlog_free(&rs.bl), rs.has_backlog = 0;
+    primary_drop_replicas();
+    rs.master_db = 0;
+    rs.has_backlog = 0;
+    repl_backlog_ensure();
+    server_log(LOG_NOTICE_, "MASTER <-> REPLICA sync: Finished with success");
+    become_connected();
+    replica_send_ack(); /* a diskless primary starts the stream on the first ACK */
+}
+
+/* Read the bulk header line ("$<len>" or "$EOF:<mark>"), skipping keep-alive newlines. */
+static int transfer_header(void) {
+    char line[128];
+    for (;;) {
+        int r = read_line(line, sizeof line);
+        if (r <= 0) return r;
+        if (line[0] == '\0') continue;
+        if (line[0] == '-') {
+            char why[256];
+            snprintf(why, sizeof why, "MASTER aborted replication with an error: %s", line + 1);
+            link_failed(why);
+            return -2;
+        }
+        if (line[0] != '$') {
+            link_failed("Bad protocol from MASTER, the first byte is not '$' (we received something else)");
+            return -2;
+        }
+        if (strncmp(line + 1, "EOF:", 4) == 0 && strlen(line + 5) >= REPLID_LEN) {
+            memcpy(rs.eofmark, line + 5, REPLID_LEN);
+            rs.transfer_size = -1;
+        } else {
+            rs.transfer_size = atoll(line + 1);
+        }
+        server_log(LOG_NOTICE_, "MASTER <-> REPLICA sync: receiving %s from master to disk",
+                   rs.transfer_size < 0 ? "streamed RDB" : line + 1);
+        return 1;
+    }
+}
+
+static void transfer_data(void) {
+    static char buf[TRANSFER_CHUNK];
+    size_t want = sizeof buf;
+    if (rs.transfer_size > 0 && (long long)want > rs.transfer_size - rs.transfer_read)
+        want = (size_t)(rs.transfer_size - rs.transfer_read);
+    ssize_t n = want ? read(rs.fd, buf, want) : 0;
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+    if (want && n <= 0) {
+        link_failed("I/O error trying to sync with MASTER: connection lost");
+        return;
+    }
+    rs.last_io_ms = srv.now_ms;
+    if (n > 0 && write(rs.tmp_fd, buf, (size_t)n) != n) {
+        link_failed("Write error writing to the DB file on disk during MASTER <-> REPLICA sync");
+        return;
+    }
+    rs.transfer_read += n;
+    int done;
+    if (rs.transfer_size < 0) { /* the last 40 bytes seen so far end the stream when they are the mark */
+        if (n >= REPLID_LEN) memcpy(rs.tail, buf + n - REPLID_LEN, REPLID_LEN);
+        else {
+            memmove(rs.tail, rs.tail + n, REPLID_LEN - (size_t)n);
+            memcpy(rs.tail + REPLID_LEN - n, buf, (size_t)n);
+        }
+        done = rs.transfer_read >= REPLID_LEN && memcmp(rs.tail, rs.eofmark, REPLID_LEN) == 0;
+        if (done && ftruncate(rs.tmp_fd, rs.transfer_read - REPLID_LEN) != 0) {
+            link_failed("Error truncating the RDB file received from the master");
+            return;
+        }
+    } else {
+        done = rs.transfer_read == rs.transfer_size;
+    }
+    if (done) load_snapshot();
+}
+
+static void on_readable(evloop *el, int fd, void *data, int mask) {
+    (void)el, (void)fd, (void)data, (void)mask;
+    srv.now_ms = ev_now_ms();
+    if (rs.link == LINK_TRANSFER) {
+        if (rs.transfer_size == 0 && rs.transfer_read == 0) {
+            int r = transfer_header();
+            if (r == -1) link_failed("I/O error reading bulk count from MASTER");
+            if (r <= 0) return;
+        }
+        transfer_data();
+        return;
+    }
+    char line[512];
+    while (rs.link >= LINK_RECV_PONG && rs.link <= LINK_RECV_PSYNC) {
+        int r = read_line(line, sizeof line);
+        if (r == 0) return;
+        if (r < 0) {
+            link_failed("Master closed the connection during the replication handshake");
+            return;
+        }
+        handshake_reply(line);
+    }
+}
+
+/* ---- the stream ---------------------------------------------------------------------- */
+
+void replica_applied(client *c, const char *p, size_t n) {
+    (void)c;
+    rs.offset += (long long)n;
+    rs.last_io_ms = srv.now_ms;
+    if (rs.has_backlog) backlog_feed(&rs.bl, p, n);
+    primary_feed_replicas(p, n);
+}
+
+void replica_send_ack(void) {
+    client *m = srv.repl_master;
+    if (!m) return;
+    char off[24], line[96];
+    int ol = snprintf(off, sizeof off, "%lld", rs.offset);
+    int n = snprintf(line, sizeof line, "*3\r\n$8\r\nREPLCONF\r\n$3\r\nACK\r\n$%d\r\n%s\r\n", ol, off);
+    ring_append(&m->out, line, (size_t)n);
+    client_mark_pending(m);
+    rs.last_ack_ms = srv.now_ms;
+}
+
+/* ---- REPLICAOF -------------------------------------------------------------------------- */
+
+void replica_set_master(const char *host, int port) {
+    drop_master();
+    zfree(rs.host);
+    rs.host = zstrdup(host);
+    rs.port = port;
+    srv.repl_replica = 1;
+    repl_update_checks();
+    repl_backlog_ensure(); /* our history so far is what we offer our primary to continue from */
+    rs.link = LINK_CONNECT;
+    rs.down_since_ms = 0;
+    server_log(LOG_NOTICE_, "Connecting to MASTER %s:%d", host, port);
+    connect_master();
+}
+
+void replica_unset_master(void) {
+    if (!srv.repl_replica) return;
+    drop_master();
+    zfree(rs.host);
+    rs.host = NULL;
+    rs.link = LINK_NONE;
+    srv.repl_replica = 0;
+    repl_update_checks();
+    repl_shift_ids();
+    primary_drop_replicas(); /* they continue from us under the new id */
+    prop_stream_restart();
+    server_log(LOG_NOTICE_, "MASTER MODE enabled (user request from 'id=0')");
+}
+
+void replica_cron(void) {
+    if (!srv.repl_replica) return;
+    long long timeout = config_ll("repl-timeout") * 1000;
+    if (rs.link == LINK_CONNECT) {
+        connect_master();
+        return;
+    }
+    if (rs.link > LINK_CONNECT && rs.link < LINK_CONNECTED) {
+        int64_t since = rs.link == LINK_TRANSFER ? rs.last_io_ms : rs.link_ms;
+        if (srv.now_ms - since > timeout) link_failed(rs.link == LINK_TRANSFER ? "Timeout receiving bulk data from MASTER... If the problem persists try to set the 'repl-timeout' parameter in redis.conf to a larger value." : "Timeout connecting to the MASTER...");
+        return;
+    }
+    if (rs.link == LINK_CONNECTED && srv.repl_master) {
+        if (srv.now_ms - srv.repl_master->last_interaction_ms > timeout) {
+            server_log(LOG_WARNING_, "MASTER timeout: no data nor PING received...");
+            client_free(srv.repl_master);
+            return;
+        }
+        if (srv.now_ms - rs.last_ack_ms >= 1000) replica_send_ack();
+    }
+}
