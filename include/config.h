@@ -71,6 +71,10 @@ typedef struct ferry_config {
     long long stream_node_max_entries;   /* > 0: entries per node; -1..-5: 4..64 KB per node */
     int notify_keyspace_events;     /* notify.h's NOTIFY_* classes, 0 = off */
     long long tracking_table_max_keys; /* client-side caching table limit (tracking.c), 0 = none */
+    int min_replicas_to_write;          /* writes refused (NOREPLICAS) with fewer good replicas (repl/) */
+    int min_replicas_max_lag;           /* seconds since a replica's last ACK for it to count as good */
+    int replica_read_only;              /* a replica refuses clients' writes (READONLY) */
+    int replica_serve_stale_data;       /* a replica whose link is down still answers (else MASTERDOWN) */
     long long hll_sparse_max_bytes;     /* a sparse HyperLogLog longer than this turns dense (hll.c) */
 } ferry_config;
 
@@ -103,5 +107,7 @@ extern int (*config_port_changed)(void);   /* 0, or -1: the addresses could not 
 /* CONFIG SET of appendonly, appendfsync or aof-*: 0, or -1 with err (the
  * value is then set back). */
 extern int (*config_aof_changed)(const char *name, char *err, size_t errlen);
+/* Set by the replication layer: told after every CONFIG SET. */
+extern void (*config_repl_changed)(void);
 
 #endif

@@ -186,6 +186,11 @@ void db_flush(db *d);
 void db_swap(db *a, db *b);
 /* One active-expiry cycle over all dbs, within budget_us. */
 void db_active_expire(long budget_us);
+/* A writable replica's own volatile keys (set by its clients, not by its
+ * primary): expired from the cron, as Redis's slaveKeysWithExpire; INFO's
+ * slave_expires_tracked_keys. */
+void db_replica_expire_cycle(void);
+size_t db_replica_tracked_keys(void);
 /* Rehash/shrink step from cron. */
 void db_cron_rehash(long budget_us);
 int db_is_expired(const dnode *n);

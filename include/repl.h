@@ -27,9 +27,17 @@ void repl_cron(void);
 void repl_before_sleep(void);
 /* The body of INFO replication. */
 void repl_info(struct sbuf *b);
+/* INFO stats' sync_full, sync_partial_ok, sync_partial_err. */
+enum { REPL_STAT_SYNC_FULL, REPL_STAT_PARTIAL_OK, REPL_STAT_PARTIAL_ERR };
+long long repl_stat(int which);
 /* DEBUG CHANGE-REPL-ID: a new random replication id (the second cleared). */
 void repl_change_id(void);
-/* Prometheus lines for /metrics (role, link state, lag). */
-void repl_metrics(struct sbuf *b);
+/* What /metrics reports: the role, the link to the primary, replicas and
+ * how far the slowest online one is behind (bytes not yet acknowledged). */
+typedef struct repl_summary {
+    int replica, link_up, replicas;
+    long long offset, max_lag_bytes;
+} repl_summary;
+void repl_get_summary(repl_summary *out);
 
 #endif

@@ -23,6 +23,7 @@ typedef struct replica_link {
     char ip[64];                /* REPLCONF ip-address, else the peer's */
     int capa_eof, capa_psync2;
     int pre_psync;              /* it sent SYNC, not PSYNC */
+    int acked;                  /* it sent REPLCONF ACK since its snapshot started */
     int diskless;               /* its full sync streams a snapshot to its socket */
     long long initial_off;      /* the offset its snapshot stands at (+FULLRESYNC) */
     int64_t wait_since_ms;      /* when it began to wait for a snapshot */
@@ -54,7 +55,6 @@ typedef struct repl_state {
     int get_ack;                /* WAIT asked: send REPLCONF GETACK before sleeping */
     client **waiters;           /* clients blocked in WAIT */
     int nwaiters, cap_waiters;
-    int good_replicas;          /* online replicas within min-replicas-max-lag */
     /* replica side */
     char *host;
     int port;

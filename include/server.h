@@ -97,6 +97,8 @@ typedef struct server {
                                      * not expired here (the primary's DEL does it) */
     struct client *repl_master;     /* the link to the primary while it is up, else NULL */
     int repl_checks;                /* the dispatcher must apply replication rules (replica, min-replicas) */
+    int repl_write_cmd;             /* on a writable replica, a client's write command runs: expired keys it
+                                     * meets are deleted (reads only see them as missing) */
     server_stats stats;
     uint64_t stat_peak_memory;
     int64_t accept_pause_until_ms;  /* EMFILE back-off */

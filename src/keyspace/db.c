@@ -60,7 +60,10 @@ static void vol_resize(db *d, size_t cap) {
     d->vol_cap = cap;
 }
 
+static void replica_track(db *d, const dnode *n);
+
 static void vol_add(db *d, dnode *n) {
+    if (srv.repl_replica) replica_track(d, n);
     if (d->expires == d->vol_cap) vol_resize(d, d->vol_cap < VOL_MIN_CAP ? VOL_MIN_CAP : d->vol_cap + d->vol_cap / 2);
     dn_set_vidx(n, (uint32_t)d->expires);
     d->vol[d->expires++] = n;
@@ -173,7 +176,8 @@ static dnode *lookup(db *d, const char *key, size_t klen, int hold) {
     if (n && (n->flags & DN_EXPIRE) && dn_expire(n) < srv.now_ms) {
         if (srv.repl_replica) { /* the primary's DEL removes it: its stream still sees it, others do not */
             if (srv.repl_master && srv.current_client == srv.repl_master) return n;
-            return NULL;
+            if (hold || !srv.repl_write_cmd) return NULL;
+            /* a write on a writable replica: the key is gone for it (as Redis's forced delete) */
         }
         if (!hold) delete_expired(d, n);
         return NULL;
@@ -346,6 +350,7 @@ dnode *db_resize_value(db *d, dnode *n, size_t newvlen) {
 
 dnode *db_set_expire(db *d, dnode *n, int64_t when_ms) {
     if (n->flags & DN_EXPIRE) {
+        if (srv.repl_replica) replica_track(d, n);
         dn_set_expire_field(n, when_ms);
         return n;
     }
@@ -503,6 +508,54 @@ static int expire_db(db *d, int64_t start, long budget_us, long *met, long *stal
         d->avg_ttl = smooth >= 9.2e18 ? (long long)9.2e18 : (long long)smooth;
     }
     return in_time;
+}
+
+/* ---- a writable replica's own volatile keys ---------------------------------------
+ * A replica does not expire its primary's keys (the primary's DEL does), but
+ * keys its own clients gave a TTL (replica-read-only no) have no primary to
+ * expire them: they are remembered here and expired by the cron, as Redis's
+ * slaveKeysWithExpire. A key may be listed twice; the cron drops entries
+ * whose key is gone or has no TTL any more. */
+typedef struct tracked_key {
+    int dbid;
+    size_t klen;
+    char *key;
+} tracked_key;
+
+static struct {
+    tracked_key *v;
+    size_t n, cap;
+} rtrack;
+
+static void replica_track(db *d, const dnode *n) {
+    if (srv.repl_master && srv.current_client == srv.repl_master) return; /* the primary's own keys */
+    if (srv.loading) return;
+    for (size_t i = rtrack.n > 8 ? rtrack.n - 8 : 0; i < rtrack.n; i++) /* a key just tracked (SET EX again) */
+        if (rtrack.v[i].dbid == d->id && rtrack.v[i].klen == dn_klen(n) && !memcmp(rtrack.v[i].key, dn_key(n), dn_klen(n)))
+            return;
+    if (rtrack.n == rtrack.cap) {
+        rtrack.cap = rtrack.cap ? rtrack.cap * 2 : 16;
+        rtrack.v = zrealloc(rtrack.v, rtrack.cap * sizeof *rtrack.v);
+    }
+    rtrack.v[rtrack.n++] = (tracked_key){d->id, dn_klen(n), zstrndup(dn_key(n), dn_klen(n))};
+}
+
+size_t db_replica_tracked_keys(void) { return rtrack.n; }
+
+void db_replica_expire_cycle(void) {
+    size_t keep = 0;
+    for (size_t i = 0; i < rtrack.n; i++) {
+        tracked_key *t = &rtrack.v[i];
+        db *d = t->dbid < ndbs ? &dbs[t->dbid] : NULL;
+        dnode *n = d ? db_find(d, t->key, t->klen) : NULL;
+        if (n && (n->flags & DN_EXPIRE) && dn_expire(n) >= srv.now_ms && srv.repl_replica) {
+            rtrack.v[keep++] = *t;
+            continue;
+        }
+        if (n && (n->flags & DN_EXPIRE) && srv.repl_replica) delete_expired(d, n);
+        zfree(t->key);
+    }
+    rtrack.n = keep;
 }
 
 void db_active_expire(long budget_us) {

@@ -1,15 +1,41 @@
 /* digest.c - dataset and value fingerprints for DEBUG DIGEST (see digest.h).
  *
- * Two operations over a 20-byte state, as Redis's debug digests use them:
- * mix (the state becomes a hash of itself and the new bytes: order
- * matters) and xor (the hash of the bytes is xored in: order does not).
- * The hash is three CRC-64 lanes with different starting values, cut to
- * 20 bytes: not cryptographic, but deterministic and more than enough to
- * tell datasets apart in tests.
+ * The numbers are redis-server 7.0's, so a ferry node and a Redis node
+ * holding the same data report the same DEBUG DIGEST and DEBUG
+ * DIGEST-VALUE (streams excepted, see below). Everything is built from two
+ * operations on a 20-byte state, both using SHA-1 (sha1.c):
+ *
+ *   xor(d, bytes)  d ^= SHA1(bytes)                    order-free
+ *   mix(d, bytes)  xor(d, bytes), then d = SHA1(d)     order matters
+ *
+ * A value's digest starts from the state it is given (zeros for DEBUG
+ * DIGEST-VALUE, the key's digest for DEBUG DIGEST), mixes in its Redis
+ * type number as a 32-bit big-endian integer, then its contents:
+ *   string  mix(the bytes)
+ *   list    mix(each element), head to tail
+ *   set     xor(each member)
+ *   hash    xor(e) per field, e = mix(mix(zeros, field), value)
+ *   zset    xor(e) per member, e = mix(mix(zeros, member), score), the
+ *           score printed with "%.17g" (whatever the encoding)
+ * Integers (intset members, listpack integers) are digested as their
+ * decimal text, so encodings never show. A key with an expiry, whatever its
+ * time, then gets xor("!!expire!!").
+ *
+ * The dataset digest starts at zeros; for each database holding keys, in
+ * order, it mixes in the database number (32-bit big-endian), then for each
+ * key xors in the digest of: mix(zeros, key) continued by the value digest
+ * above. Every key in the keyspace counts, logically expired ones too (as
+ * in Redis). An empty dataset gives zeros.
+ *
+ * Streams: Redis digests a stream's radix-tree keys and listpack bytes,
+ * which ferry does not store the same way, so a stream's digest is ferry's
+ * own (its type number, 6 as in Redis, then the entries in order, the
+ * counters and the consumer groups with their PELs): equal streams give
+ * equal digests within ferry, but not Redis's numbers.
  */
 #include "digest.h"
-#include "crc64.h"
 #include "db.h"
+#include "sha1.h"
 #include "t_hash.h"
 #include "t_list.h"
 #include "t_set.h"
@@ -18,26 +44,32 @@
 #include <stdio.h>
 #include <string.h>
 
-static void hash20(const void *a, size_t alen, const void *b, size_t blen, unsigned char out[DIGEST_LEN]) {
-    unsigned char lanes[24];
-    for (int i = 0; i < 3; i++) {
-        uint64_t c = crc64(0x9e3779b97f4a7c15ull * (uint64_t)(i + 1), a, alen);
-        c = crc64(c, b, blen);
-        memcpy(lanes + 8 * i, &c, 8);
-    }
-    memcpy(out, lanes, DIGEST_LEN);
-}
-
-static void mix(unsigned char d[DIGEST_LEN], const void *p, size_t n) { hash20(d, DIGEST_LEN, p, n, d); }
-
-static void xor_in(unsigned char d[DIGEST_LEN], const unsigned char e[DIGEST_LEN]) {
-    for (int i = 0; i < DIGEST_LEN; i++) d[i] ^= e[i];
-}
+/* Redis's type numbers (OBJ_STREAM is 6 there: 5 was its module type). */
+static const uint32_t redis_type[OBJ_TYPES] = {
+    [OBJ_STRING] = 0, [OBJ_LIST] = 1, [OBJ_SET] = 2, [OBJ_ZSET] = 3, [OBJ_HASH] = 4, [OBJ_STREAM] = 6,
+};
 
 static void xor_bytes(unsigned char d[DIGEST_LEN], const void *p, size_t n) {
-    unsigned char e[DIGEST_LEN];
-    hash20(p, n, "", 0, e);
-    xor_in(d, e);
+    unsigned char h[DIGEST_LEN];
+    sha1_ctx c;
+    sha1_init(&c);
+    sha1_update(&c, p, n);
+    sha1_final(&c, h);
+    for (int i = 0; i < DIGEST_LEN; i++) d[i] ^= h[i];
+}
+
+static void mix(unsigned char d[DIGEST_LEN], const void *p, size_t n) {
+    sha1_ctx c;
+    xor_bytes(d, p, n);
+    sha1_init(&c);
+    sha1_update(&c, d, DIGEST_LEN);
+    sha1_final(&c, d);
+}
+
+static void mix_u32be(unsigned char d[DIGEST_LEN], uint32_t v) {
+    unsigned char b[4] = {(unsigned char)(v >> 24), (unsigned char)(v >> 16), (unsigned char)(v >> 8),
+                          (unsigned char)v};
+    mix(d, b, sizeof b);
 }
 
 static void list_digest(const dnode *n, unsigned char d[DIGEST_LEN]) {
@@ -55,11 +87,13 @@ static void set_digest(const dnode *n, unsigned char d[DIGEST_LEN]) {
     fset_iter_end(&it);
 }
 
+/* A hash field and its value, a zset member and its score: digested as a
+ * pair, the pairs xored in order-free. */
 static void pair_digest(unsigned char d[DIGEST_LEN], const void *a, size_t alen, const void *b, size_t blen) {
     unsigned char e[DIGEST_LEN] = {0};
     mix(e, a, alen);
     mix(e, b, blen);
-    xor_in(d, e);
+    xor_bytes(d, e, DIGEST_LEN);
 }
 
 static void hash_pair(void *ud, hstr f, hstr v) { pair_digest(ud, f.p, f.len, v.p, v.len); }
@@ -127,42 +161,41 @@ static void stream_digest(const dnode *n, unsigned char d[DIGEST_LEN]) {
     for (size_t i = 0; i < s->ngroups; i++) group_digest(d, s->groups[i]);
 }
 
-void digest_value(const dnode *n, unsigned char out[DIGEST_LEN]) {
-    memset(out, 0, DIGEST_LEN);
-    mix(out, (const char[]){(char)('0' + n->type)}, 1);
+/* Type, contents and expiry marker of n's value, continuing from d. */
+static void object_digest(const dnode *n, unsigned char d[DIGEST_LEN]) {
+    mix_u32be(d, n->type < OBJ_TYPES ? redis_type[n->type] : n->type);
     switch (n->type) {
-    case OBJ_STRING: mix(out, dn_val(n), dn_vlen(n)); break;
-    case OBJ_LIST: list_digest(n, out); break;
-    case OBJ_SET: set_digest(n, out); break;
-    case OBJ_HASH: hash_foreach(dn_ptr(n), hash_pair, out); break;
-    case OBJ_ZSET: zset_digest(n, out); break;
-    case OBJ_STREAM: stream_digest(n, out); break;
+    case OBJ_STRING: mix(d, dn_val(n), dn_vlen(n)); break;
+    case OBJ_LIST: list_digest(n, d); break;
+    case OBJ_SET: set_digest(n, d); break;
+    case OBJ_HASH: hash_foreach(dn_ptr(n), hash_pair, d); break;
+    case OBJ_ZSET: zset_digest(n, d); break;
+    case OBJ_STREAM: stream_digest(n, d); break;
     }
+    if (dn_expire(n) >= 0) xor_bytes(d, "!!expire!!", 10);
 }
 
-typedef struct ds_walk {
-    unsigned char *acc;
-    int dbid;
-} ds_walk;
+void digest_value(const dnode *n, unsigned char out[DIGEST_LEN]) {
+    memset(out, 0, DIGEST_LEN);
+    object_digest(n, out);
+}
 
+/* Every key, logically expired or not: Redis walks its whole dict. */
 static void key_digest(void *ud, dnode *n) {
-    ds_walk *w = ud;
-    if (db_is_expired(n)) return;
-    unsigned char k[DIGEST_LEN] = {0}, v[DIGEST_LEN];
-    mix(k, &w->dbid, sizeof w->dbid);
+    unsigned char *acc = ud;
+    unsigned char k[DIGEST_LEN] = {0};
     mix(k, dn_key(n), dn_klen(n));
-    digest_value(n, v);
-    mix(k, v, DIGEST_LEN);
-    int64_t exp = dn_expire(n);
-    if (exp >= 0) mix(k, &exp, sizeof exp);
-    xor_in(w->acc, k);
+    object_digest(n, k);
+    xor_bytes(acc, k, DIGEST_LEN);
 }
 
 void digest_dataset(unsigned char out[DIGEST_LEN]) {
     memset(out, 0, DIGEST_LEN);
     for (int i = 0; i < db_count(); i++) {
-        ds_walk w = {out, i};
-        dict_foreach(&db_get(i)->keys, key_digest, &w);
+        db *d = db_get(i);
+        if (dict_size(&d->keys) == 0) continue;
+        mix_u32be(out, (uint32_t)i);
+        dict_foreach(&d->keys, key_digest, out);
     }
 }
 

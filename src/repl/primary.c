@@ -158,6 +158,7 @@ static void start_full_sync(int diskless) {
         if (r->state != RS_WAIT_BGSAVE_START || (c->flags & CF_CLOSE_ASAP)) continue;
         if (diskless && !r->capa_eof) continue;
         r->diskless = diskless;
+        r->acked = 0;
         r->state = RS_WAIT_BGSAVE_END;
         r->bulk_off = n; /* its socket's index in the child's report */
         socks[n++] = c->fd;
@@ -258,7 +259,9 @@ void primary_bgsave_done(int ok, int to_sockets, uint64_t socks_ok) {
             if (ok && (socks_ok >> r->bulk_off & 1)) {
                 r->bulk_off = 0;
                 go_online(c);
-                if (!r->pre_psync) c->out_held = 1; /* until its first ACK: nothing may follow the mark while it loads */
+                /* nothing may follow the mark while it loads: the stream starts on its first ACK (which may
+                 * have come already: the child is reaped by the cron, after the replica could load) */
+                if (!r->pre_psync && !r->acked) c->out_held = 1;
             } else {
                 server_log(LOG_WARNING_, "Diskless rdb transfer to a replica failed");
                 client_close_async(c);
@@ -377,6 +380,7 @@ void primary_replconf(client *c) {
             replica_link *r = c->repl;
             if (n > r->ack_off) r->ack_off = n;
             r->ack_ms = srv.now_ms;
+            r->acked = 1;
             if (r->state == RS_ONLINE && c->out_held) { /* diskless: the stream starts once it has loaded */
                 c->out_held = 0;
                 if (ring_used(&c->out)) client_mark_pending(c);
@@ -494,11 +498,18 @@ void primary_before_sleep(void) {
     rs.get_ack = 0;
 }
 
-int primary_good_replicas(void) { return rs.good_replicas; }
+/* Online replicas whose last ACK is at most min-replicas-max-lag seconds old. */
+int primary_good_replicas(void) {
+    int good = 0;
+    for (int i = 0; i < rs.nreplicas; i++) {
+        const replica_link *r = rs.replicas[i]->repl;
+        good += r->state == RS_ONLINE && srv.now_ms - r->ack_ms <= (int64_t)srv.cfg.min_replicas_max_lag * 1000;
+    }
+    return good;
+}
 
 static void once_a_second(void) {
-    long long timeout = config_ll("repl-timeout"), max_lag = config_ll("min-replicas-max-lag");
-    int good = 0;
+    long long timeout = config_ll("repl-timeout");
     for (int i = 0; i < rs.nreplicas; i++) {
         client *c = rs.replicas[i];
         replica_link *r = c->repl;
@@ -510,13 +521,11 @@ static void once_a_second(void) {
                 client_close_async(c);
                 continue;
             }
-            if (srv.now_ms - r->ack_ms <= max_lag * 1000) good++;
         } else if ((r->state == RS_WAIT_BGSAVE_START || (r->state == RS_WAIT_BGSAVE_END && !r->diskless)) &&
                    sync_write(c->fd, "\n", 1) != 0) {
             client_close_async(c); /* a newline now and then keeps a waiting replica from timing out */
         }
     }
-    rs.good_replicas = good;
 }
 
 static void maybe_start_sync(void) {

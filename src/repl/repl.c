@@ -16,6 +16,7 @@
 #include "repl_int.h"
 #include "client.h"
 #include "config.h"
+#include "db.h"
 #include "frand.h"
 #include "persist.h"
 #include "propagate.h"
@@ -95,15 +96,12 @@ static void backlog_cron(void) {
 
 /* ---- the dispatcher's rules ------------------------------------------------------ */
 
-static struct {
-    long long min_replicas, max_lag;
-} limits;
+static int min_replicas_on(void) { return srv.cfg.min_replicas_to_write > 0 && srv.cfg.min_replicas_max_lag > 0; }
 
-void repl_update_checks(void) {
-    limits.min_replicas = config_ll("min-replicas-to-write");
-    limits.max_lag = config_ll("min-replicas-max-lag");
-    srv.repl_checks = srv.repl_replica || (limits.min_replicas > 0 && limits.max_lag > 0);
-}
+/* The dispatcher skips the replication rules while none can apply: not a
+ * replica, no min-replicas (CONFIG SET min-replicas-* applies to the very
+ * next command: config.c calls this). */
+void repl_update_checks(void) { srv.repl_checks = srv.repl_replica || min_replicas_on(); }
 
 static int is_write(const client *c, const command *cmd) {
     if (cmd->flags & CMD_WRITE) return 1;
@@ -114,15 +112,16 @@ static int is_write(const client *c, const command *cmd) {
 }
 
 static const char *refusal(client *c, command *cmd) {
+    srv.repl_write_cmd = 0;
     if (srv.repl_replica) {
         if (c->repl_role == CLIENT_REPL_MASTER) return NULL;
-        if (is_write(c, cmd) && config_is_yes(&srv.cfg, "replica-read-only"))
-            return "READONLY You can't write against a read only replica.";
-        if (rs.link != LINK_CONNECTED && !(cmd->flags & CMD_STALE) && !config_is_yes(&srv.cfg, "replica-serve-stale-data"))
+        srv.repl_write_cmd = !srv.cfg.replica_read_only && is_write(c, cmd);
+        if (srv.cfg.replica_read_only && is_write(c, cmd)) return "READONLY You can't write against a read only replica.";
+        if (rs.link != LINK_CONNECTED && !(cmd->flags & CMD_STALE) && !srv.cfg.replica_serve_stale_data)
             return "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.";
         return NULL;
     }
-    if (limits.min_replicas > 0 && limits.max_lag > 0 && is_write(c, cmd) && rs.good_replicas < limits.min_replicas)
+    if (min_replicas_on() && is_write(c, cmd) && primary_good_replicas() < srv.cfg.min_replicas_to_write)
         return "NOREPLICAS Not enough good replicas to write.";
     return NULL;
 }
@@ -141,6 +140,7 @@ void repl_init(void) {
     client_repl_freed = link_freed;
     client_repl_applied = replica_applied;
     command_repl_refusal = refusal;
+    config_repl_changed = repl_update_checks;
     persist_set_repl_hook(primary_bgsave_done);
     char *ro = config_get_by_name(&srv.cfg, "replicaof");
     if (ro && ro[0]) {
@@ -154,6 +154,7 @@ void repl_init(void) {
 
 void repl_cron(void) {
     repl_update_checks();
+    db_replica_expire_cycle();
     primary_cron();
     replica_cron();
     backlog_cron();
@@ -199,7 +200,7 @@ void repl_info(sbuf *b) {
     sb_addf(b, "role:%s\r\n", srv.repl_replica ? "slave" : "master");
     if (srv.repl_replica) info_replica_side(b);
     sb_addf(b, "connected_slaves:%d\r\n", rs.nreplicas);
-    if (limits.min_replicas > 0 && limits.max_lag > 0) sb_addf(b, "min_slaves_good_slaves:%d\r\n", rs.good_replicas);
+    if (min_replicas_on()) sb_addf(b, "min_slaves_good_slaves:%d\r\n", primary_good_replicas());
     for (int i = 0; i < rs.nreplicas; i++) {
         const client *c = rs.replicas[i];
         const replica_link *r = c->repl;
@@ -214,17 +215,18 @@ void repl_info(sbuf *b) {
             rs.has_backlog ? rs.bl.histlen : 0);
 }
 
-void repl_metrics(sbuf *b) {
-    sb_addf(b, "# TYPE ferry_replication_role gauge\nferry_replication_role{role=\"%s\"} 1\n",
-            srv.repl_replica ? "replica" : "primary");
-    sb_addf(b, "# TYPE ferry_connected_replicas gauge\nferry_connected_replicas %d\n", rs.nreplicas);
-    sb_addf(b, "# TYPE ferry_repl_offset_bytes counter\nferry_repl_offset_bytes %lld\n", rs.offset);
-    if (srv.repl_replica)
-        sb_addf(b, "# TYPE ferry_master_link_up gauge\nferry_master_link_up %d\n", rs.link == LINK_CONNECTED);
-    long long lag = 0;
+long long repl_stat(int which) {
+    return which == REPL_STAT_SYNC_FULL ? rs.sync_full : which == REPL_STAT_PARTIAL_OK ? rs.sync_partial_ok : rs.sync_partial_err;
+}
+
+void repl_get_summary(repl_summary *out) {
+    out->replica = srv.repl_replica;
+    out->link_up = rs.link == LINK_CONNECTED;
+    out->replicas = rs.nreplicas;
+    out->offset = rs.offset;
+    out->max_lag_bytes = 0;
     for (int i = 0; i < rs.nreplicas; i++) {
         const replica_link *r = rs.replicas[i]->repl;
-        if (r->state == RS_ONLINE && rs.offset - r->ack_off > lag) lag = rs.offset - r->ack_off;
+        if (r->state == RS_ONLINE && rs.offset - r->ack_off > out->max_lag_bytes) out->max_lag_bytes = rs.offset - r->ack_off;
     }
-    sb_addf(b, "# TYPE ferry_replica_lag_bytes gauge\nferry_replica_lag_bytes %lld\n", lag);
 }

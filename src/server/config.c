@@ -484,6 +484,8 @@ static const struct { unsigned char f; unsigned short off, size; } fields[] = {
     FLD(F_BUSY_REPLY, busy_reply_threshold), FLD(F_NOTIFY, notify_keyspace_events),
     FLD(F_STREAM_BYTES, stream_node_max_bytes), FLD(F_STREAM_ENTRIES, stream_node_max_entries),
     FLD(F_TRACKING_MAX, tracking_table_max_keys), FLD(F_HLL_SPARSE_MAX, hll_sparse_max_bytes),
+    FLD(F_MIN_REPLICAS, min_replicas_to_write), FLD(F_MIN_REPLICAS_LAG, min_replicas_max_lag),
+    FLD(F_REPLICA_RO, replica_read_only), FLD(F_REPLICA_STALE, replica_serve_stale_data),
 };
 
 /* 64-bit fields are read as their bit pattern (maxmemory is unsigned). */

@@ -270,7 +270,7 @@ static void sec_stats(sbuf *b) {
               "total_net_repl_input_bytes:0\r\ntotal_net_repl_output_bytes:0\r\n"
               "instantaneous_input_kbps:%.2f\r\ninstantaneous_output_kbps:%.2f\r\n"
               "instantaneous_input_repl_kbps:0.00\r\ninstantaneous_output_repl_kbps:0.00\r\n"
-              "rejected_connections:%llu\r\nsync_full:0\r\nsync_partial_ok:0\r\nsync_partial_err:0\r\n"
+              "rejected_connections:%llu\r\nsync_full:%lld\r\nsync_partial_ok:%lld\r\nsync_partial_err:%lld\r\n"
               "expired_keys:%llu\r\nexpired_stale_perc:%.2f\r\nexpired_time_cap_reached_count:%llu\r\n"
               "expire_cycle_cpu_milliseconds:%llu\r\nevicted_keys:%llu\r\nevicted_clients:%llu\r\n"
               "total_eviction_exceeded_time:%llu\r\ncurrent_eviction_exceeded_time:%llu\r\n"
@@ -279,6 +279,7 @@ static void sec_stats(sbuf *b) {
               metric_get(&metrics[MET_OPS]), (unsigned long long)s->net_input_bytes,
               (unsigned long long)s->net_output_bytes, (double)metric_get(&metrics[MET_NET_IN]) / 1024,
               (double)metric_get(&metrics[MET_NET_OUT]) / 1024, (unsigned long long)s->rejected_conn,
+              repl_stat(REPL_STAT_SYNC_FULL), repl_stat(REPL_STAT_PARTIAL_OK), repl_stat(REPL_STAT_PARTIAL_ERR),
               (unsigned long long)s->expiredkeys, s->expired_stale_perc * 100,
               (unsigned long long)s->expire_time_cap_count, (unsigned long long)(s->expire_cycle_us / 1000),
               (unsigned long long)s->evictedkeys, (unsigned long long)s->evicted_clients,
@@ -286,7 +287,7 @@ static void sec_stats(sbuf *b) {
               (unsigned long long)s->keyspace_hits, (unsigned long long)s->keyspace_misses);
     sb_addf(b,
               "pubsub_channels:%zu\r\npubsub_patterns:%zu\r\npubsubshard_channels:%zu\r\nlatest_fork_usec:%lld\r\n"
-              "total_forks:%llu\r\nmigrate_cached_sockets:%d\r\nslave_expires_tracked_keys:0\r\n"
+              "total_forks:%llu\r\nmigrate_cached_sockets:%d\r\nslave_expires_tracked_keys:%zu\r\n"
               "active_defrag_hits:0\r\nactive_defrag_misses:0\r\nactive_defrag_key_hits:0\r\n"
               "active_defrag_key_misses:0\r\ntotal_active_defrag_time:0\r\ncurrent_active_defrag_time:0\r\n"
               "tracking_total_keys:%zu\r\ntracking_total_items:%zu\r\ntracking_total_prefixes:%zu\r\n"
@@ -294,7 +295,7 @@ static void sec_stats(sbuf *b) {
               "total_reads_processed:%llu\r\ntotal_writes_processed:%llu\r\nio_threaded_reads_processed:0\r\n"
               "io_threaded_writes_processed:0\r\nreply_buffer_shrinks:0\r\nreply_buffer_expands:0\r\n",
               pubsub_channel_count(), pubsub_pattern_count(), pubsub_shard_channel_count(), srv.latest_fork_usec,
-              (unsigned long long)s->total_forks, migrate_cached_count(), tracking_table_keys(), tracking_table_items(), tracking_prefix_count(),
+              (unsigned long long)s->total_forks, migrate_cached_count(), db_replica_tracked_keys(), tracking_table_keys(), tracking_table_items(), tracking_prefix_count(),
               (unsigned long long)s->unexpected_error_replies, (unsigned long long)s->total_error_replies,
               (unsigned long long)s->reads, (unsigned long long)s->writes);
     /* Redis 7.2 (the version ferry reports) ends the section with the ACL denials */

@@ -22,6 +22,7 @@
 #include "latency.h"
 #include "reply.h"
 #include "sbuf.h"
+#include "repl.h"
 #include "server.h"
 #include "zmalloc.h"
 #include <errno.h>
@@ -204,6 +205,15 @@ static void render_metrics(sbuf *b) {
     family(b, "ferry_batch_size", "histogram", "Commands executed per read() of a client socket.");
     hist_buckets(b, "ferry_batch_size", "", latency_hist_batch(), batch_bounds,
                  sizeof batch_bounds / sizeof batch_bounds[0], 1.0);
+    repl_summary rsum;
+    repl_get_summary(&rsum);
+    scalar(b, "ferry_replica", "gauge", "1 if this server is a replica (REPLICAOF), 0 if a primary.", (unsigned long long)rsum.replica);
+    scalar(b, "ferry_master_link_up", "gauge", "1 while a replica's link to its primary is up.", (unsigned long long)rsum.link_up);
+    scalar(b, "ferry_connected_replicas", "gauge", "Replicas connected to this server.", (unsigned long long)rsum.replicas);
+    scalar(b, "ferry_repl_offset_bytes", "counter", "Replication stream offset (master_repl_offset).",
+           (unsigned long long)rsum.offset);
+    scalar(b, "ferry_replica_lag_bytes", "gauge", "Bytes of the stream the slowest online replica has not acknowledged.",
+           (unsigned long long)rsum.max_lag_bytes);
     scalar(b, "ferry_metrics_scrapes_total", "counter", "Scrapes of this endpoint.", scrapes);
 }
 
