@@ -11,4 +11,8 @@ void cmd_debug(client *c);
  * unix-socket peers, and fake clients). */
 int debug_command_allowed(const client *c);
 
+/* Set by the replication layer: DEBUG REPLICATE's command, fed to the
+ * replicas' stream only (never executed here, never in the AOF). */
+extern void (*debug_replicate)(int argc, const span *argv);
+
 #endif

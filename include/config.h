@@ -91,6 +91,10 @@ char *config_get_by_name(const ferry_config *cfg, const char *name);
 /* CONFIG REWRITE of the config file (force_all: every directive, defaults too,
  * as DEBUG CONFIG-REWRITE-FORCE-ALL); -1 with err set ("Rewriting config file: ..."). */
 int config_rewrite_file(int force_all, char *err, size_t errlen);
+/* A value the server changes itself, already canonical (REPLICAOF records
+ * `replicaof`, so CONFIG GET and CONFIG REWRITE show the primary in force,
+ * as Redis's do). */
+void config_set_internal(ferry_config *cfg, const char *name, const char *value);
 /* 1 if that value is "yes" (a boolean directive that is on). */
 int config_is_yes(const ferry_config *cfg, const char *name);
 /* maxmemory-policy number `policy` by name ("allkeys-lfu" ...), as INFO shows it. */

@@ -17,6 +17,11 @@ struct sbuf;
 
 extern const command_group repl_group;
 
+/* Set by the scripting layer: does this EVAL/EVALSHA/FCALL declare that it
+ * writes (a shebang or function without no-writes)? */
+typedef int repl_script_write_fn(const span *argv, int argc);
+extern repl_script_write_fn *repl_script_declares_write;
+
 /* Start-up: the replication id, the hooks into the dispatcher, clients
  * and persistence; `replicaof` from the configuration. */
 void repl_init(void);
@@ -27,6 +32,8 @@ void repl_cron(void);
 void repl_before_sleep(void);
 /* The body of INFO replication. */
 void repl_info(struct sbuf *b);
+/* DEBUG REPLICATE: one command into the stream to the replicas only. */
+void repl_debug_replicate(int argc, const span *argv);
 /* INFO stats' sync_full, sync_partial_ok, sync_partial_err. */
 enum { REPL_STAT_SYNC_FULL, REPL_STAT_PARTIAL_OK, REPL_STAT_PARTIAL_ERR };
 long long repl_stat(int which);

@@ -37,6 +37,10 @@ void functions_flush(void);
 /* May this EVAL / EVALSHA / FCALL (argv) write? 0 only when its script or
  * function declares no-writes; an unknown script may (CLIENT PAUSE WRITE
  * holds it, pause.h's hook). */
+/* EVAL/EVALSHA with a shebang, or FCALL, whose script does not declare
+ * no-writes: a write for min-replicas and read-only replicas (as Redis
+ * counts it at dispatch; a script without a shebang is checked per call). */
+int script_declares_write(const span *argv, int argc);
 int script_cmd_may_write(const span *argv, int argc);
 int function_may_write(span name);
 

@@ -201,7 +201,7 @@ static void debug_digest_value(client *c) {
     for (int j = 2; j < c->argc; j++) {
         unsigned char d[DIGEST_LEN] = {0};
         char hex[2 * DIGEST_LEN + 1];
-        dnode *n = db_lookup(c->db, c->argv[j].p, c->argv[j].len);
+        dnode *n = db_find(c->db, c->argv[j].p, c->argv[j].len) /* as Redis: no expiry check */;
         if (n) digest_value(n, d);
         digest_hex(d, hex);
         reply_status(c, hex);
@@ -434,6 +434,8 @@ static void debug_config_rewrite_force_all(client *c) {
                      strncmp(err, prefix, strlen(prefix)) ? err : err + strlen(prefix));
 }
 
+void (*debug_replicate)(int argc, const span *argv);
+
 void cmd_debug(client *c) {
     if (!debug_command_allowed(c)) {
         reply_error(c, "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", "
@@ -465,6 +467,10 @@ void cmd_debug(client *c) {
     else if (c->argc == 2 && span_eq_nocase(sub, "config-rewrite-force-all")) debug_config_rewrite_force_all(c);
     else if (c->argc == 3 && span_eq_nocase(sub, "set-disable-deny-scripts")) { /* hidden, as in Redis */
         srv.script_disable_deny = atoi(span_cstr((char[32]){0}, 32, c->argv[2])) != 0;
+        reply_ok(c);
+    }
+    else if (c->argc >= 3 && span_eq_nocase(sub, "replicate")) {
+        if (debug_replicate) debug_replicate(c->argc - 2, c->argv + 2);
         reply_ok(c);
     }
     else if (c->argc == 2 && span_eq_nocase(sub, "change-repl-id")) {

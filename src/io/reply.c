@@ -210,7 +210,16 @@ void errstats_reset(void) {
 
 void reply_count_error(const char *s) { count_error(s, strlen(s)); }
 
+/* An error in reply to our primary's stream means the datasets diverge:
+ * logged as Redis logs it (the primary never reads it). */
+static void error_to_primary(const client *c, const char *s, size_t n) {
+    server_log(LOG_WARNING_, "== CRITICAL == This replica is sending an error to its master: '%.*s' after "
+                             "processing the command '%s'", (int)(n > 256 ? 256 : n), s,
+               c->cmd ? c->cmd->fullname : "<unknown>");
+}
+
 static void stage_error(client *c, const char *s, size_t n) {
+    if (c->repl_role == CLIENT_REPL_MASTER) error_to_primary(c, s, n);
     if (muted(c)) return;
     stage(c, "-", 1);
     size_t start = 0;

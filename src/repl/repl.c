@@ -94,6 +94,13 @@ static void backlog_cron(void) {
     }
 }
 
+void repl_debug_replicate(int argc, const span *argv) {
+    sbuf b = {0};
+    sb_add_command(&b, argc, argv);
+    repl_feed(b.p, b.len);
+    zfree(b.p);
+}
+
 /* ---- the dispatcher's rules ------------------------------------------------------ */
 
 static int min_replicas_on(void) { return srv.cfg.min_replicas_to_write > 0 && srv.cfg.min_replicas_max_lag > 0; }
@@ -103,8 +110,12 @@ static int min_replicas_on(void) { return srv.cfg.min_replicas_to_write > 0 && s
  * next command: config.c calls this). */
 void repl_update_checks(void) { srv.repl_checks = srv.repl_replica || min_replicas_on(); }
 
+repl_script_write_fn *repl_script_declares_write;
+
 static int is_write(const client *c, const command *cmd) {
     if (cmd->flags & CMD_WRITE) return 1;
+    if ((cmd->props & PROP_NUMKEYS_AT_2) && !(cmd->flags & CMD_READONLY) && repl_script_declares_write)
+        return repl_script_declares_write(c->argv, c->argc);
     if (cmd->props & PROP_EXEC)
         for (int i = 0; i < c->mcount; i++)
             if (c->mstate[i].cmd->flags & CMD_WRITE) return 1;

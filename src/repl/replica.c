@@ -491,6 +491,9 @@ void replica_set_master(const char *host, int port) {
     zfree(rs.host);
     rs.host = zstrdup(host);
     rs.port = port;
+    char value[300];
+    snprintf(value, sizeof value, "%s %d", host, port);
+    config_set_internal(&srv.cfg, "replicaof", value);
     srv.repl_replica = 1;
     repl_update_checks();
     repl_backlog_ensure(); /* our history so far is what we offer our primary to continue from */
@@ -505,6 +508,7 @@ void replica_unset_master(void) {
     drop_master();
     zfree(rs.host);
     rs.host = NULL;
+    config_set_internal(&srv.cfg, "replicaof", "");
     rs.link = LINK_NONE;
     srv.repl_replica = 0;
     repl_update_checks();

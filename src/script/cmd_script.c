@@ -160,6 +160,23 @@ static void eval_generic(client *c, int by_sha, int ro) {
                (flags & SCRIPT_FLAG_ALLOW_OOM) != 0);
 }
 
+int script_declares_write(const span *argv, int argc) {
+    if (argc < 2) return 0;
+    if (span_eq_nocase(argv[0], "fcall")) return function_may_write(argv[1]);
+    span body = argv[1];
+    if (span_eq_nocase(argv[0], "evalsha")) {
+        char sha[SHA1_HEX_LEN + 1];
+        dnode *n = sha_arg(argv[1], sha) ? cached(sha) : NULL;
+        if (!n) return 0;
+        body = (span){dn_val(n), dn_vlen(n)};
+    }
+    unsigned flags;
+    int shebang;
+    char err[256];
+    if (shebang_flags(body, &flags, &shebang, err, sizeof err) != 0 || !shebang) return 0;
+    return !(flags & SCRIPT_FLAG_NO_WRITES);
+}
+
 int script_cmd_may_write(const span *argv, int argc) {
     if (argc < 2) return 1;
     if (span_eq_nocase(argv[0], "fcall")) return function_may_write(argv[1]);

@@ -212,6 +212,9 @@ static const char *refusal(client *f, command *cmd) {
     if (ss.ro && ((cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE)) || pause_may_replicate(cmd))) return "ERR Write commands are not allowed from read-only scripts.";
     if (srv.cfg.maxmemory && !ss.allow_oom && (cmd->flags & CMD_DENYOOM) && evict_refuses_command(f, cmd))
         return "OOM command not allowed when used memory > 'maxmemory'.";
+    /* READONLY on a replica, NOREPLICAS: a write, unless the script came from our primary */
+    if (srv.repl_checks && (cmd->flags & CMD_WRITE) && ss.caller && !(ss.caller->flags & CF_OBEY) && command_repl_refusal)
+        return command_repl_refusal(ss.caller, cmd);
     return NULL;
 }
 

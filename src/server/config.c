@@ -694,6 +694,11 @@ int config_parse(const ferry_config *cur, int i, const char *val, char **canon, 
 }
 
 /* Stores a canonical value (from config_parse, or a default). */
+void config_set_internal(ferry_config *cfg, const char *name, const char *value) {
+    int i = config_lookup(name, strlen(name));
+    if (i >= 0) config_apply(cfg, i, value);
+}
+
 void config_apply(ferry_config *cfg, int i, const char *canon) {
     int r = real_index(i);
     const cdef *d = &defs[r];

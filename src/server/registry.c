@@ -12,6 +12,7 @@
 #include "acl.h"
 #include "aof.h"
 #include "client.h"
+#include "cmd_debug.h"
 #include "command.h"
 #include "config.h"
 #include "db.h"
@@ -62,6 +63,8 @@ void registry_hooks(void) {
     db_set_event_hook(notify_db_event);
     client_write_barrier = aof_write_barrier;
     pause_set_script_hook(script_cmd_may_write);
+    repl_script_declares_write = script_declares_write;
+    debug_replicate = repl_debug_replicate;
     config_aof_changed = aof_config_changed;
     rdb_set_function_hooks(functions_rdb_save, functions_rdb_load, functions_flush);
 }
