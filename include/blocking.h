@@ -49,6 +49,9 @@ void block_for_keys(client *c, const span *keys, int nkeys, int64_t deadline_ms,
 typedef void block_done_fn(client *c, int why);
 void block_custom(client *c, int64_t deadline_ms, block_done_fn *done);
 void blocking_served(client *c);
+/* Every client blocked on keys gets err and goes on (a primary turned
+ * replica: its blocked clients would never be served consistently). */
+void blocking_unblock_all(const char *err);
 /* A list or sorted set at key gained elements (push, LMOVE/ZADD/STORE
  * destinations, RENAME/COPY/MOVE/SWAPDB targets). Cheap when nobody blocks. */
 void signal_key_ready(struct db *d, const char *key, size_t klen);

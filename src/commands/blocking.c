@@ -395,6 +395,16 @@ void unblock_client(client *c, int why) {
     if (why != UNBLOCK_DISCONNECT) resume_add(c);
 }
 
+void blocking_unblock_all(const char *err) {
+    for (client *c = srv.clients; c; c = c->next) {
+        if (!(c->flags & CF_BLOCKED) || (c->flags & CF_PAUSED) || c->bstate->done) continue;
+        reply_error(c, err);
+        if (c->bstate->cmd) c->bstate->cmd->failed_calls++;
+        release(c);
+        resume_add(c);
+    }
+}
+
 void blocking_served(client *c) {
     if (!(c->flags & CF_BLOCKED) || (c->flags & CF_PAUSED)) return;
     release(c);

@@ -21,6 +21,7 @@
 #include "multi.h"
 #include "notify.h"
 #include "reply.h"
+#include "propagate.h"
 #include "server.h"
 #include "tracking.h"
 #include "util.h"
@@ -400,6 +401,7 @@ static void cmd_flushdb(client *c) {
     tracking_invalidate_all();
     srv.dirty += flush_one(c->db, async);
     blocking_signal_db(c->db);
+    prop_rewrite(c, c->argc, c->argv); /* propagated even when the db was empty, as Redis 7 forces it */
     reply_ok(c);
 }
 

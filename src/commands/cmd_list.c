@@ -652,14 +652,16 @@ static void cmd_blmpop(client *c) {
     bpop_keys(c, c->argv + a.first_key, (int)a.numkeys, a.where, a.count, deadline);
 }
 
-static void blmove_generic(client *c, int wf, int wt, int64_t deadline) {
+/* Served, BLMOVE is propagated as LMOVE and BRPOPLPUSH as RPOPLPUSH (Redis 7.0). */
+static void blmove_generic(client *c, int wf, int wt, int64_t deadline, int as_rpoplpush) {
     span src = c->argv[1];
     int serving = blocking_serving_key(c, &(span){0});
     dnode *n = db_lookup_write(c->db, src.p, src.len);
     if (n && n->type == OBJ_LIST) {
         span side[2] = {{"LEFT", 4}, {"RIGHT", 5}};
         span effect[5] = {{"LMOVE", 5}, src, c->argv[2], side[wf == TL_HEAD ? 0 : 1], side[wt == TL_HEAD ? 0 : 1]};
-        prop_rewrite(c, 5, effect);
+        if (as_rpoplpush) prop_rewrite(c, 3, (span[]){{"RPOPLPUSH", 9}, src, c->argv[2]});
+        else prop_rewrite(c, 5, effect);
         move_one(c, n, src, c->argv[2], wf, wt);
         return;
     }
@@ -679,13 +681,13 @@ static void cmd_blmove(client *c) {
     int64_t deadline;
     if (!get_where(c, c->argv[3], &wf) || !get_where(c, c->argv[4], &wt)) return;
     if (!blocking_parse_timeout(c, c->argv[5], &deadline)) return;
-    blmove_generic(c, wf, wt, deadline);
+    blmove_generic(c, wf, wt, deadline, 0);
 }
 
 static void cmd_brpoplpush(client *c) {
     int64_t deadline;
     if (!blocking_parse_timeout(c, c->argv[3], &deadline)) return;
-    blmove_generic(c, TL_TAIL, TL_HEAD, deadline);
+    blmove_generic(c, TL_TAIL, TL_HEAD, deadline, 1);
 }
 
 /* ---- type hooks ---------------------------------------------------------------------------------- */

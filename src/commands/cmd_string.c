@@ -216,8 +216,11 @@ static void setex_generic(client *c, int unit_s, const char *cmd) {
 static void cmd_setex(client *c) { setex_generic(c, 1, "setex"); }
 static void cmd_psetex(client *c) { setex_generic(c, 0, "psetex"); }
 
+/* Propagated as SET key value, as Redis 7 does (replicas and the AOF never see GETSET). */
 static void cmd_getset(client *c) {
+    long long dirty = srv.dirty;
     set_generic(c, SF_GET, c->argv[1], c->argv[2], -1, 0);
+    if (srv.dirty != dirty) prop_rewrite(c, 3, (span[]){{"SET", 3}, c->argv[1], c->argv[2]});
 }
 
 static void cmd_getdel(client *c) {

@@ -14,6 +14,7 @@
  * counted into the offset and passed on to our own replicas and backlog.
  */
 #include "repl_int.h"
+#include "blocking.h"
 #include "config.h"
 #include "db.h"
 #include "event.h"
@@ -487,6 +488,8 @@ void replica_send_ack(void) {
 /* ---- REPLICAOF -------------------------------------------------------------------------- */
 
 void replica_set_master(const char *host, int port) {
+    if (!srv.repl_replica)
+        blocking_unblock_all("UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)");
     drop_master();
     zfree(rs.host);
     rs.host = zstrdup(host);
