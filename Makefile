@@ -124,7 +124,7 @@ fuzz-replay: $(FUZZ_BINS)
 	    tail -40 $(FUZZ_DIR)/$$n.replay.log; exit 1; fi; done
 
 # ---- benchmarks (issue: throughput model) -------------------------------------
-.PHONY: bench bench-smoke bench-persistence bench-aof bench-streams bench-commands bench-scripting bench-acl
+.PHONY: bench bench-smoke bench-persistence bench-aof bench-streams bench-commands bench-scripting bench-acl bench-repl
 bench: deps $(SERVER) $(BENCH) $(NULLSRV)
 	.venv/bin/python scripts/bench_all.py
 
@@ -152,6 +152,10 @@ bench-scripting: deps $(SERVER)
 # SET/GET rps as a restricted ACL user vs the default user, ferry and redis-server (target >= 0.95x)
 bench-acl: deps $(SERVER)
 	.venv/bin/python scripts/acl_bench.py --trials 3 --ferry $(SERVER)
+
+# SET rps with 0/1/2 replicas, replication lag under load, full-sync time of 1M keys (disk/diskless), ferry vs redis-server
+bench-repl: deps $(SERVER)
+	.venv/bin/python scripts/repl_bench.py --trials 3 --ferry $(SERVER)
 
 bench-smoke: $(SERVER) $(BENCH)
 	@.venv/bin/python scripts/bench_smoke.py

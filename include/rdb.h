@@ -43,6 +43,7 @@ typedef struct rdb_load_stats {
     uint64_t keys_expired;          /* already expired in the file: not loaded */
     uint64_t empty_keys_skipped;
     uint64_t used_mem;              /* the writer's used-mem AUX field, 0 if absent */
+    int repl_stream_db;             /* repl-stream-db AUX field (a snapshot for a replica); the caller sets -1 */
     size_t bytes_read;              /* where the RDB ended (an AOF with an RDB preamble goes on after it) */
 } rdb_load_stats;
 

@@ -7,6 +7,7 @@
 
 #include "client.h"
 #include "repl_backlog.h"
+#include "sbuf.h"
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -77,6 +78,7 @@ typedef struct repl_state {
     char psync_replid[REPLID_LEN + 1];
     long long psync_off;
     int master_db;              /* the database the primary's stream had selected */
+    sbuf in_multi;              /* the stream of a transaction our primary's link is inside (see replica_applied) */
     int64_t last_ack_ms;
 } repl_state;
 

@@ -355,11 +355,12 @@ static int read_aux(loader *l) {
     rdb_str k, v;
     if (!rdbr_string(&l->r, &k)) return fail(l, "%s", l->r.err);
     int ok = rdbr_string(&l->r, &v);
-    if (ok && k.len == 8 && memcmp(k.p, "used-mem", 8) == 0 && v.len < 32) {
+    if (ok && v.len < 32) {
         char num[32];
         memcpy(num, v.p, v.len);
         num[v.len] = '\0';
-        l->st->used_mem = strtoull(num, NULL, 10);
+        if (k.len == 8 && memcmp(k.p, "used-mem", 8) == 0) l->st->used_mem = strtoull(num, NULL, 10);
+        if (k.len == 14 && memcmp(k.p, "repl-stream-db", 14) == 0) l->st->repl_stream_db = atoi(num);
     }
     rdb_str_free(&k);
     if (!ok) return fail(l, "%s", l->r.err);

@@ -14,6 +14,7 @@
 #include "repl_int.h"
 #include "blocking.h"
 #include "config.h"
+#include "db.h"
 #include "frand.h"
 #include "outlimit.h"
 #include "persist.h"
@@ -151,7 +152,9 @@ static void start_full_sync(int diskless) {
     rdb_options opt = rdb_current_options();
     opt.repl_id = rs.replid;
     opt.repl_offset = rs.offset;
-    opt.repl_stream_db = 0;
+    /* a replica passes on its primary's stream, whose selected db the snapshot must carry; a primary's own
+     * stream restarts with a SELECT (prop_stream_restart below) */
+    opt.repl_stream_db = !srv.repl_replica ? 0 : srv.repl_master && srv.repl_master->db ? srv.repl_master->db->id : rs.master_db;
     for (int i = 0; i < rs.nreplicas && n < 64; i++) {
         client *c = rs.replicas[i];
         replica_link *r = c->repl;

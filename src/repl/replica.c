@@ -87,6 +87,7 @@ void replica_master_freed(client *c) {
     if (srv.repl_master != c) return;
     server_log(LOG_NOTICE_, "Connection with master lost.");
     rs.master_db = c->db ? c->db->id : 0;
+    rs.in_multi.len = 0; /* an unfinished transaction never ran: our primary sends it again */
     srv.repl_master = NULL;
     if (rs.link == LINK_CONNECTED) rs.link = srv.repl_replica ? LINK_CONNECT : LINK_NONE;
     rs.down_since_ms = srv.now_ms;
@@ -350,7 +351,7 @@ static void load_snapshot(void) {
     for (int i = 0; i < db_count(); i++) db_flush(db_get(i));
     rdb_flush_functions();
     server_log(LOG_NOTICE_, "MASTER <-> REPLICA sync: Loading DB in memory");
-    rdb_load_stats st = {0};
+    rdb_load_stats st = {.repl_stream_db = -1};
     srv.loading = 1;
     int rc = rdb_load_file(path, NULL, &st, err, sizeof err);
     srv.loading = 0;
@@ -368,7 +369,7 @@ static void load_snapshot(void) {
     rs.offset = rs.psync_off;
     if (rs.has_backlog) backlog_free(&rs.bl), rs.has_backlog = 0;
     primary_drop_replicas();
-    rs.master_db = 0;
+    rs.master_db = st.repl_stream_db >= 0 && st.repl_stream_db < db_count() ? st.repl_stream_db : 0; /* where the stream goes on */
     rs.has_backlog = 0;
     repl_backlog_ensure();
     server_log(LOG_NOTICE_, "MASTER <-> REPLICA sync: Finished with success");
@@ -466,12 +467,27 @@ static void on_readable(evloop *el, int fd, void *data, int mask) {
 
 /* ---- the stream ---------------------------------------------------------------------- */
 
-void replica_applied(client *c, const char *p, size_t n) {
-    (void)c;
+static void applied(const char *p, size_t n) {
     rs.offset += (long long)n;
-    rs.last_io_ms = srv.now_ms;
     if (rs.has_backlog) backlog_feed(&rs.bl, p, n);
     primary_feed_replicas(p, n);
+}
+
+/* A transaction counts once its EXEC has run (as Redis's replica offsets):
+ * until then its bytes wait, so neither our offset nor a snapshot taken for
+ * our own replicas ever stands inside one (a sub-replica would get an EXEC
+ * without its MULTI, and lose the writes). */
+void replica_applied(client *c, const char *p, size_t n) {
+    rs.last_io_ms = srv.now_ms;
+    if (c->flags & CF_MULTI) {
+        sb_add(&rs.in_multi, p, n);
+        return;
+    }
+    if (rs.in_multi.len) {
+        applied(rs.in_multi.p, rs.in_multi.len);
+        rs.in_multi.len = 0;
+    }
+    applied(p, n);
 }
 
 void replica_send_ack(void) {
