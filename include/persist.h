@@ -24,6 +24,12 @@ typedef int persist_events_fn(void);
  * corrupt file is never half loaded in silence, and it is left as it is). */
 int persist_load_at_startup(persist_events_fn *events);
 
+/* A replica's full sync: load the snapshot at path into the (emptied)
+ * keyspace as the start-up load does (clients served with -LOADING every
+ * loading-process-events-interval-bytes, INFO's loading_* fields, the cron
+ * held). 0, or -1 with err. */
+struct rdb_load_stats;
+int persist_load_for_replica(const char *path, struct rdb_load_stats *st, char *err, size_t errlen);
 /* Cron: reap a finished background save, start one when a save point is
  * due or one was scheduled. */
 void persist_cron(void);

@@ -101,6 +101,13 @@ void primary_drop_replicas(void);
 void primary_feed_replicas(const char *p, size_t n);
 void primary_bgsave_done(int ok, int to_sockets, uint64_t socks_ok);
 int primary_good_replicas(void);
+/* failover.c */
+void cmd_failover(client *c);
+const char *failover_state_name(void);
+int failover_in_progress(void);
+void failover_before_sleep(void);
+void failover_handshake_failed(void);   /* the PSYNC FAILOVER was refused: back to primary */
+void failover_done(void);               /* the target answered PSYNC: it is the primary now */
 /* replica.c */
 void replica_set_master(const char *host, int port);
 void replica_unset_master(void);

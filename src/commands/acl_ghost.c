@@ -42,7 +42,6 @@ static const acl_ghost ghosts[] = {
     {"cluster|shards", "slow"},
     {"cluster|slaves", "admin slow dangerous"},
     {"cluster|slots", "slow"},
-    {"failover", "admin slow dangerous"},
     {"module", "slow"},
     {"module|help", "slow"},
     {"module|list", "admin slow dangerous"},

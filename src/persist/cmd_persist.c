@@ -354,6 +354,27 @@ int persist_load_at_startup(persist_events_fn *events) {
     return 0;
 }
 
+int persist_load_for_replica(const char *path, rdb_load_stats *st, char *err, size_t errlen) {
+    rdb_load_hooks h = {load_progress, NULL, (size_t)config_ll("loading-process-events-interval-bytes"),
+                        config_ll("key-load-delay")};
+    int64_t t0 = ev_mono_us();
+    srv.loading = 1;
+    ps.load.start_secs = srv.now_ms / 1000;
+    ps.load.start_us = t0;
+    ps.load.done = ps.load.total = 0;
+    int no_timers = srv.el->no_timers;
+    srv.el->no_timers = 1; /* the cron (saves, expiry, replication) waits for a whole dataset */
+    int rc = rdb_load_file(path, &h, st, err, errlen);
+    srv.el->no_timers = no_timers;
+    srv.loading = 0;
+    if (rc == 0) {
+        ps.last_load = *st;
+        server_log(LOG_NOTICE_, "Done loading RDB, keys loaded: %llu, keys expired: %llu.",
+                   (unsigned long long)st->keys_loaded, (unsigned long long)st->keys_expired);
+    }
+    return rc == 1 ? -1 : rc;
+}
+
 int persist_debug_reload(unsigned opts, char *err, size_t errlen) {
     if (!(opts & RELOAD_NOSAVE) && save_now() != 0) {
         snprintf(err, errlen, "Error trying to save the DB");

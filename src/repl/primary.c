@@ -324,6 +324,16 @@ static int try_partial(client *c, span id, span offarg) {
 
 void primary_sync(client *c, int psync) {
     if (c->repl_role == CLIENT_REPL_REPLICA) return; /* already one: ignored, as Redis */
+    if (psync && c->argc > 3 && span_eq_nocase(c->argv[3], "failover")) {
+        /* our primary hands its role over (FAILOVER): it must be the history we follow */
+        if (!c->argv[1].len || c->argv[1].len != REPLID_LEN || memcmp(c->argv[1].p, rs.replid, REPLID_LEN) != 0) {
+            reply_error(c, "ERR PSYNC FAILOVER replid must match my replid.");
+            return;
+        }
+        replica_unset_master();
+        server_log(LOG_NOTICE_, "MASTER MODE enabled (failover request from 'id=%llu addr=%s')",
+                   (unsigned long long)c->id, c->addr);
+    }
     if (srv.repl_replica && rs.link != LINK_CONNECTED) {
         reply_error(c, "NOMASTERLINK Can't SYNC while not connected with my master");
         return;

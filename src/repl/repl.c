@@ -172,6 +172,7 @@ void repl_cron(void) {
 }
 
 void repl_before_sleep(void) {
+    failover_before_sleep();
     primary_before_sleep();
 }
 
@@ -218,10 +219,10 @@ void repl_info(sbuf *b) {
         sb_addf(b, "slave%d:ip=%s,port=%d,state=%s,offset=%lld,lag=%lld\r\n", i, r->ip, r->listening_port,
                 replica_state_name(r->state), r->ack_off, (long long)((srv.now_ms - r->ack_ms) / 1000));
     }
-    sb_addf(b, "master_failover_state:no-failover\r\nmaster_replid:%s\r\nmaster_replid2:%s\r\n"
+    sb_addf(b, "master_failover_state:%s\r\nmaster_replid:%s\r\nmaster_replid2:%s\r\n"
                "master_repl_offset:%lld\r\nsecond_repl_offset:%lld\r\nrepl_backlog_active:%d\r\n"
                "repl_backlog_size:%lld\r\nrepl_backlog_first_byte_offset:%lld\r\nrepl_backlog_histlen:%zu\r\n",
-            rs.replid, rs.replid2, rs.offset, rs.second_off, rs.has_backlog,
+            failover_state_name(), rs.replid, rs.replid2, rs.offset, rs.second_off, rs.has_backlog,
             rs.has_backlog ? (long long)rs.bl.size : config_ll("repl-backlog-size"), rs.has_backlog ? rs.bl.first : 0,
             rs.has_backlog ? rs.bl.histlen : 0);
 }

@@ -181,9 +181,9 @@ static void send_replconfs(void) {
 static void send_psync(void) {
     char off[24];
     snprintf(off, sizeof off, "%lld", rs.offset + 1);
-    const char *argv[] = {"PSYNC", rs.replid, off};
+    const char *argv[] = {"PSYNC", rs.replid, off, "FAILOVER"};
     server_log(LOG_NOTICE_, "Trying a partial resynchronization (request %s:%s).", rs.replid, off);
-    if (send_command(3, argv) != 0) link_failed("Error sending PSYNC to MASTER");
+    if (send_command(failover_in_progress() ? 4 : 3, argv) != 0) link_failed("Error sending PSYNC to MASTER");
     else rs.link = LINK_RECV_PSYNC;
 }
 
@@ -327,7 +327,9 @@ static void handshake_reply(const char *line) {
     case LINK_RECV_PSYNC:
         if (strncmp(line, "+FULLRESYNC", 11) == 0) on_fullresync(line);
         else if (strncmp(line, "+CONTINUE", 9) == 0) on_continue(line);
+        else if (line[0] != '\0' && failover_in_progress()) failover_handshake_failed();
         else if (line[0] != '\0') fail_with("Unexpected reply to PSYNC from master", line); /* "": keep-alive */
+        if (rs.link == LINK_TRANSFER || rs.link == LINK_CONNECTED) failover_done();
         return;
     default:
         return;
@@ -352,9 +354,9 @@ static void load_snapshot(void) {
     rdb_flush_functions();
     server_log(LOG_NOTICE_, "MASTER <-> REPLICA sync: Loading DB in memory");
     rdb_load_stats st = {.repl_stream_db = -1};
-    srv.loading = 1;
-    int rc = rdb_load_file(path, NULL, &st, err, sizeof err);
-    srv.loading = 0;
+    ev_del(srv.el, rs.fd, EV_READABLE); /* clients are served during the load: not this socket */
+    int rc = persist_load_for_replica(path, &st, err, sizeof err);
+    if (rs.fd >= 0) ev_add(srv.el, rs.fd, EV_READABLE, on_readable, NULL);
     if (rc != 0) {
         char why[1200];
         snprintf(why, sizeof why, "Failed trying to load the MASTER synchronization DB from disk: %s", err);

@@ -210,7 +210,7 @@ static void render_metrics(sbuf *b) {
     scalar(b, "ferry_replica", "gauge", "1 if this server is a replica (REPLICAOF), 0 if a primary.", (unsigned long long)rsum.replica);
     scalar(b, "ferry_master_link_up", "gauge", "1 while a replica's link to its primary is up.", (unsigned long long)rsum.link_up);
     scalar(b, "ferry_connected_replicas", "gauge", "Replicas connected to this server.", (unsigned long long)rsum.replicas);
-    scalar(b, "ferry_repl_offset_bytes", "counter", "Replication stream offset (master_repl_offset).",
+    scalar(b, "ferry_repl_offset_bytes", "gauge", "Replication stream offset (master_repl_offset; a full sync moves a replica's).",
            (unsigned long long)rsum.offset);
     scalar(b, "ferry_replica_lag_bytes", "gauge", "Bytes of the stream the slowest online replica has not acknowledged.",
            (unsigned long long)rsum.max_lag_bytes);

@@ -51,6 +51,11 @@ KNOWN = {
     ("cmd_dump.c", "rdb_value"): "the same",
     ("cmd_migrate.c", "rdb"): "MIGRATE sends DUMP payloads", ("cmd_migrate.c", "rdb_io"): "the same",
     ("cmd_migrate.c", "rdb_value"): "the same", ("cmd_migrate.c", "server"): "srv: the clock, dirty",
+    # replication: the clock, the role flags the dispatcher and the keyspace read, settings by name
+    **{(f, "server"): "srv: the clock, srv.repl_* (role, link to the primary)" for f in (
+        "cmd_repl.c failover.c primary.c repl.c replica.c").split()},
+    **{(f, "config"): "replication settings (repl-*, replica-*) by name" for f in (
+        "primary.c repl.c replica.c").split()},
     # ACL: the clients of a user, requirepass, acl-pubsub-default and acllog-max-len
     ("acl.c", "server"): "srv.clients, requirepass mirrored into the default user",
     ("acl_rules.c", "server"): "acl-pubsub-default", ("acl_rules.c", "config"): "acl-pubsub-default by name",
