@@ -70,6 +70,7 @@ typedef struct repl_state {
     int64_t down_since_ms;
     int64_t sync_start_ms;
     long long transfer_size;    /* -1: $EOF: framing */
+    int header_read;            /* the bulk header of the transfer has been read */
     long long transfer_read;
     char eofmark[REPLID_LEN];
     char tail[REPLID_LEN];      /* the last bytes written (the mark, at the end) */

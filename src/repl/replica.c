@@ -21,6 +21,7 @@
 #include "persist.h"
 #include "propagate.h"
 #include "rdb.h"
+#include "repl_proto.h"
 #include "sbuf.h"
 #include "server.h"
 #include "util.h"
@@ -262,15 +263,12 @@ static void become_connected(void) {
     rs.down_since_ms = 0;
 }
 
-static void on_continue(const char *line) {
-    const char *id = line + 9;
-    while (*id == ' ') id++;
-    if (strlen(id) >= REPLID_LEN && strncmp(id, rs.replid, REPLID_LEN) != 0) {
+static void on_continue(const psync_reply *r) {
+    if (r->has_id && memcmp(r->id, rs.replid, REPLID_LEN) != 0) {
         /* the primary's history has a new name: ours follows, and our replicas must hear of it */
         memcpy(rs.replid2, rs.replid, sizeof rs.replid2);
         rs.second_off = rs.offset + 1;
-        memcpy(rs.replid, id, REPLID_LEN);
-        rs.replid[REPLID_LEN] = '\0';
+        memcpy(rs.replid, r->id, sizeof rs.replid);
         primary_drop_replicas();
     }
     repl_backlog_ensure();
@@ -278,23 +276,18 @@ static void on_continue(const char *line) {
     become_connected();
 }
 
-static void on_fullresync(const char *line) {
-    char id[REPLID_LEN + 1];
-    long long off;
-    if (sscanf(line, "+FULLRESYNC %40s %lld", id, &off) != 2) {
-        link_failed("Master replied with wrong +FULLRESYNC syntax.");
-        return;
-    }
-    memcpy(rs.psync_replid, id, sizeof rs.psync_replid);
-    rs.psync_off = off;
-    server_log(LOG_NOTICE_, "Full resync from master: %s:%lld", id, off);
+static void on_fullresync(const psync_reply *r) {
+    memcpy(rs.psync_replid, r->id, sizeof rs.psync_replid);
+    rs.psync_off = r->offset;
+    server_log(LOG_NOTICE_, "Full resync from master: %s:%lld", r->id, r->offset);
     snprintf(rs.tmp_path, sizeof rs.tmp_path, "temp-%lld.%d.rdb", (long long)(srv.now_ms / 1000), (int)getpid());
     rs.tmp_fd = open(rs.tmp_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (rs.tmp_fd < 0) {
         link_failed("Opening the temp file needed for MASTER <-> REPLICA synchronization failed");
         return;
     }
-    rs.transfer_size = 0; /* the bulk header is still to come */
+    rs.transfer_size = 0;
+    rs.header_read = 0; /* the bulk header is still to come */
     rs.transfer_read = 0;
     rs.sync_start_ms = srv.now_ms;
     rs.link = LINK_TRANSFER;
@@ -325,10 +318,14 @@ static void handshake_reply(const char *line) {
         if (--rs.pending_replies == 0) send_psync();
         return;
     case LINK_RECV_PSYNC:
-        if (strncmp(line, "+FULLRESYNC", 11) == 0) on_fullresync(line);
-        else if (strncmp(line, "+CONTINUE", 9) == 0) on_continue(line);
-        else if (line[0] != '\0' && failover_in_progress()) failover_handshake_failed();
-        else if (line[0] != '\0') fail_with("Unexpected reply to PSYNC from master", line); /* "": keep-alive */
+    {
+        psync_reply r;
+        int kind = repl_parse_psync_reply(line, strlen(line), &r);
+        if (kind == PSYNC_FULL) on_fullresync(&r);
+        else if (kind == PSYNC_CONTINUE) on_continue(&r);
+        else if (kind != PSYNC_KEEPALIVE && failover_in_progress()) failover_handshake_failed();
+        else if (kind != PSYNC_KEEPALIVE) fail_with("Unexpected reply to PSYNC from master", line);
+    }
         if (rs.link == LINK_TRANSFER || rs.link == LINK_CONNECTED) failover_done();
         return;
     default:
@@ -385,23 +382,18 @@ static int transfer_header(void) {
     for (;;) {
         int r = read_line(line, sizeof line);
         if (r <= 0) return r;
-        if (line[0] == '\0') continue;
         if (line[0] == '-') {
-            char why[256];
-            snprintf(why, sizeof why, "MASTER aborted replication with an error: %s", line + 1);
-            link_failed(why);
+            fail_with("MASTER aborted replication with an error", line + 1);
             return -2;
         }
-        if (line[0] != '$') {
-            link_failed("Bad protocol from MASTER, the first byte is not '$' (we received something else)");
+        int h = repl_parse_bulk_header(line, strlen(line), &rs.transfer_size, rs.eofmark);
+        if (h == 0) continue;
+        if (h < 0) {
+            fail_with("Bad protocol from MASTER, the first byte is not '$' or the length is invalid", line);
             return -2;
         }
-        if (strncmp(line + 1, "EOF:", 4) == 0 && strlen(line + 5) >= REPLID_LEN) {
-            memcpy(rs.eofmark, line + 5, REPLID_LEN);
-            rs.transfer_size = -1;
-        } else {
-            rs.transfer_size = atoll(line + 1);
-        }
+        if (h == 2) rs.transfer_size = -1;
+        rs.header_read = 1;
         server_log(LOG_NOTICE_, "MASTER <-> REPLICA sync: receiving %s from master to disk",
                    rs.transfer_size < 0 ? "streamed RDB" : line + 1);
         return 1;
@@ -411,7 +403,7 @@ static int transfer_header(void) {
 static void transfer_data(void) {
     static char buf[TRANSFER_CHUNK];
     size_t want = sizeof buf;
-    if (rs.transfer_size > 0 && (long long)want > rs.transfer_size - rs.transfer_read)
+    if (rs.transfer_size >= 0 && (long long)want > rs.transfer_size - rs.transfer_read)
         want = (size_t)(rs.transfer_size - rs.transfer_read);
     ssize_t n = want ? read(rs.fd, buf, want) : 0;
     if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
@@ -427,12 +419,8 @@ static void transfer_data(void) {
     rs.transfer_read += n;
     int done;
     if (rs.transfer_size < 0) { /* the last 40 bytes seen so far end the stream when they are the mark */
-        if (n >= REPLID_LEN) memcpy(rs.tail, buf + n - REPLID_LEN, REPLID_LEN);
-        else {
-            memmove(rs.tail, rs.tail + n, REPLID_LEN - (size_t)n);
-            memcpy(rs.tail + REPLID_LEN - n, buf, (size_t)n);
-        }
-        done = rs.transfer_read >= REPLID_LEN && memcmp(rs.tail, rs.eofmark, REPLID_LEN) == 0;
+        repl_tail_push(rs.tail, buf, (size_t)n);
+        done = repl_tail_is_mark(rs.tail, rs.transfer_read, rs.eofmark);
         if (done && ftruncate(rs.tmp_fd, rs.transfer_read - REPLID_LEN) != 0) {
             link_failed("Error truncating the RDB file received from the master");
             return;
@@ -447,7 +435,7 @@ static void on_readable(evloop *el, int fd, void *data, int mask) {
     (void)el, (void)fd, (void)data, (void)mask;
     srv.now_ms = ev_now_ms();
     if (rs.link == LINK_TRANSFER) {
-        if (rs.transfer_size == 0 && rs.transfer_read == 0) {
+        if (!rs.header_read) {
             int r = transfer_header();
             if (r == -1) link_failed("I/O error reading bulk count from MASTER");
             if (r <= 0) return;
