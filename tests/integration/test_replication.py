@@ -21,6 +21,8 @@ redis-server 7.0.15, which proves the harness itself (see replkit.py).
        hides a logically expired key it still holds
   9.   a replica that never reads is dropped at the replica
        client-output-buffer-limit while other clients are served
+  10.  a primary with appendonly yes killed -9 and restarted: its AOF holds
+       every acknowledged write, and its replica converges on it again
 """
 from __future__ import annotations
 
@@ -455,3 +457,45 @@ def test_non_reading_replica_is_dropped(nodes, kind):
         assert primary.call("DBSIZE") >= 3
     finally:
         sock.close()
+
+
+# 10. A primary with `appendonly yes` killed with -9 and restarted: it loads
+# its AOF (every acknowledged write under appendfsync always), gets a new
+# replication id, and its replica converges on it again (a full resync),
+# then follows the new writes.
+def _restart_same_port(node):
+    import signal
+    import subprocess
+    srv = node.server
+    node.close()
+    srv._signal_group(signal.SIGKILL)
+    srv.proc.wait(timeout=10)
+    srv._log = open(srv.logpath, "ab")
+    srv.proc = subprocess.Popen(srv.argv(srv.port), cwd=srv.workdir, stdin=subprocess.DEVNULL, stdout=srv._log,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+    srv._wait_ready()
+
+
+@pytest.mark.parametrize("topo", ["ferry->ferry", "ferry->redis"])
+def test_primary_restarted_with_aof_keeps_replica_consistent(nodes, topo):
+    primary, replica = start_topology(nodes, PAIRS[topo], primary_extra=("--appendonly", "yes", "--appendfsync",
+                                                                         "always"))
+    seed = seed_of("aof-restart", topo)
+    rk.bulk_load(primary, 2000)
+    replicaof(replica, primary)
+    wait_sync(replica, primary)
+    rk.run_ops(primary, rk.gen_ops(random.Random(seed), 800))
+    assert wait_acks(primary, 1) == 1
+    before = digest(primary)
+    old_id = info(primary)["master_replid"]
+
+    _restart_same_port(primary)
+    assert digest(primary) == before, "the AOF did not bring back every acknowledged write"
+    assert info(primary)["master_replid"] != old_id
+    wait_sync(replica, primary)
+    rk.assert_converged(primary, [replica], ttl_keys=0)
+
+    rk.run_ops(primary, rk.gen_ops(random.Random(seed + 1), 400))
+    assert wait_acks(primary, 1) == 1
+    wait_sync(replica, primary)
+    rk.assert_converged(primary, [replica], ttl_keys=0)
