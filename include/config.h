@@ -91,6 +91,8 @@ char *config_get_by_name(const ferry_config *cfg, const char *name);
 /* CONFIG REWRITE of the config file (force_all: every directive, defaults too,
  * as DEBUG CONFIG-REWRITE-FORCE-ALL); -1 with err set ("Rewriting config file: ..."). */
 int config_rewrite_file(int force_all, char *err, size_t errlen);
+/* A numeric directive's value by name (0 for an unknown name). */
+long long config_get_ll(const ferry_config *cfg, const char *name);
 /* A value the server changes itself, already canonical (REPLICAOF records
  * `replicaof`, so CONFIG GET and CONFIG REWRITE show the primary in force,
  * as Redis's do). */

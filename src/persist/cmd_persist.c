@@ -305,12 +305,7 @@ int persist_shutdown_save(int force_save, int nosave) {
 
 /* ---- loading ------------------------------------------------------------------- */
 
-static long long config_ll(const char *name) {
-    char *v = config_get_by_name(&srv.cfg, name);
-    long long n = v ? atoll(v) : 0;
-    zfree(v);
-    return n;
-}
+static long long config_ll(const char *name) { return config_get_ll(&srv.cfg, name); }
 
 static int load_progress(void *ud, size_t done, size_t total) {
     (void)ud;

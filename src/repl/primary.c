@@ -36,12 +36,7 @@
 
 #define BULK_CHUNK (256 * 1024)
 
-static long long config_ll(const char *name) {
-    char *v = config_get_by_name(&srv.cfg, name);
-    long long n = v ? atoll(v) : 0;
-    zfree(v);
-    return n;
-}
+static long long config_ll(const char *name) { return config_get_ll(&srv.cfg, name); }
 
 /* A short write on a replica's socket outside the event loop (+FULLRESYNC,
  * keep-alive newlines): a fresh or idle socket takes it at once; waits at

@@ -29,12 +29,7 @@
 
 repl_state rs = {.second_off = -1, .fd = -1, .tmp_fd = -1, .port = 0};
 
-static long long config_ll(const char *name) {
-    char *v = config_get_by_name(&srv.cfg, name);
-    long long n = v ? atoll(v) : 0;
-    zfree(v);
-    return n;
-}
+static long long config_ll(const char *name) { return config_get_ll(&srv.cfg, name); }
 
 /* ---- ids ------------------------------------------------------------------------ */
 

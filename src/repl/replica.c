@@ -39,12 +39,7 @@
 
 #define TRANSFER_CHUNK (64 * 1024)
 
-static long long config_ll(const char *name) {
-    char *v = config_get_by_name(&srv.cfg, name);
-    long long n = v ? atoll(v) : 0;
-    zfree(v);
-    return n;
-}
+static long long config_ll(const char *name) { return config_get_ll(&srv.cfg, name); }
 
 const char *replica_link_state_name(void) {
     switch (rs.link) {

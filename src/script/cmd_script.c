@@ -160,39 +160,28 @@ static void eval_generic(client *c, int by_sha, int ro) {
                (flags & SCRIPT_FLAG_ALLOW_OOM) != 0);
 }
 
-int script_declares_write(const span *argv, int argc) {
-    if (argc < 2) return 0;
+/* Whether the script EVAL/EVALSHA/FCALL would run declares writes; for an
+ * EVAL without a shebang (or an unknown script), `unflagged`. */
+static int script_writes(const span *argv, int argc, int unflagged) {
+    if (argc < 2) return unflagged;
     if (span_eq_nocase(argv[0], "fcall")) return function_may_write(argv[1]);
     span body = argv[1];
     if (span_eq_nocase(argv[0], "evalsha")) {
         char sha[SHA1_HEX_LEN + 1];
         dnode *n = sha_arg(argv[1], sha) ? cached(sha) : NULL;
-        if (!n) return 0;
+        if (!n) return unflagged;
         body = (span){dn_val(n), dn_vlen(n)};
     }
     unsigned flags;
     int shebang;
     char err[256];
-    if (shebang_flags(body, &flags, &shebang, err, sizeof err) != 0 || !shebang) return 0;
+    if (shebang_flags(body, &flags, &shebang, err, sizeof err) != 0 || !shebang) return unflagged;
     return !(flags & SCRIPT_FLAG_NO_WRITES);
 }
 
-int script_cmd_may_write(const span *argv, int argc) {
-    if (argc < 2) return 1;
-    if (span_eq_nocase(argv[0], "fcall")) return function_may_write(argv[1]);
-    span body = argv[1];
-    if (span_eq_nocase(argv[0], "evalsha")) {
-        char sha[SHA1_HEX_LEN + 1];
-        dnode *n = sha_arg(argv[1], sha) ? cached(sha) : NULL;
-        if (!n) return 1;
-        body = (span){dn_val(n), dn_vlen(n)};
-    }
-    unsigned flags;
-    int shebang;
-    char err[256];
-    if (shebang_flags(body, &flags, &shebang, err, sizeof err) != 0 || !shebang) return 1;
-    return !(flags & SCRIPT_FLAG_NO_WRITES);
-}
+int script_declares_write(const span *argv, int argc) { return script_writes(argv, argc, 0); }
+
+int script_cmd_may_write(const span *argv, int argc) { return script_writes(argv, argc, 1); }
 
 static void cmd_eval(client *c) { eval_generic(c, 0, 0); }
 static void cmd_evalsha(client *c) { eval_generic(c, 1, 0); }

@@ -694,6 +694,13 @@ int config_parse(const ferry_config *cur, int i, const char *val, char **canon, 
 }
 
 /* Stores a canonical value (from config_parse, or a default). */
+long long config_get_ll(const ferry_config *cfg, const char *name) {
+    char *v = config_get_by_name(cfg, name);
+    long long n = v ? atoll(v) : 0;
+    zfree(v);
+    return n;
+}
+
 void config_set_internal(ferry_config *cfg, const char *name, const char *value) {
     int i = config_lookup(name, strlen(name));
     if (i >= 0) config_apply(cfg, i, value);
