@@ -30,6 +30,14 @@ int persist_load_at_startup(persist_events_fn *events);
  * held). 0, or -1 with err. */
 struct rdb_load_stats;
 int persist_load_for_replica(const char *path, struct rdb_load_stats *st, char *err, size_t errlen);
+/* What the start-up load read from an RDB file (its replication fields:
+ * a restarted server continues its history), or NULL if none was read. */
+const struct rdb_load_stats *persist_startup_load(void);
+/* The keys that start-up load found already expired, as the commands that
+ * delete them (SELECT / DEL or UNLINK: a restarted primary passes them to
+ * its replicas, which still hold those keys); freed by the _free call. */
+void persist_startup_expired(const char **p, size_t *n);
+void persist_startup_expired_free(void);
 /* Cron: reap a finished background save, start one when a save point is
  * due or one was scheduled. */
 void persist_cron(void);

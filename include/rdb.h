@@ -25,8 +25,12 @@ typedef struct rdb_options {
     int repl_stream_db;
 } rdb_options;
 
-/* The options in force (rdbcompression, rdbchecksum). */
+/* The options in force (rdbcompression, rdbchecksum), and the replication
+ * fields when the replication layer has a history to record (a replica, or
+ * a primary with a backlog: a restarted server then continues it). */
 rdb_options rdb_current_options(void);
+typedef void rdb_repl_info_fn(rdb_options *opt);
+void rdb_set_repl_info_hook(rdb_repl_info_fn *fn);
 
 /* The whole keyspace into the file `path` (through a temporary file in the
  * same directory, fsync and rename). 0 on success, -1 with a message in err. */
@@ -44,6 +48,9 @@ typedef struct rdb_load_stats {
     uint64_t empty_keys_skipped;
     uint64_t used_mem;              /* the writer's used-mem AUX field, 0 if absent */
     int repl_stream_db;             /* repl-stream-db AUX field (a snapshot for a replica); the caller sets -1 */
+    int has_repl_id;                /* repl-id and repl-offset AUX fields were read: */
+    char repl_id[41];               /* the replication history the snapshot ends */
+    long long repl_offset;          /* ... and its offset there */
     size_t bytes_read;              /* where the RDB ended (an AOF with an RDB preamble goes on after it) */
 } rdb_load_stats;
 
@@ -58,6 +65,8 @@ typedef struct rdb_load_hooks {
     size_t every;
     long long key_delay_us;
     int allow_dup;                  /* a key or library that exists is replaced (DEBUG RELOAD MERGE) */
+    /* a key the file holds but whose time had passed: not loaded (NULL: nothing to tell) */
+    void (*expired_key)(void *ud, int dbid, const char *key, size_t klen);
 } rdb_load_hooks;
 
 /* Function libraries travel in RDB files ahead of the keys (opcode 245, the

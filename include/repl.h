@@ -37,6 +37,7 @@ void repl_debug_replicate(int argc, const span *argv);
 /* INFO stats' sync_full, sync_partial_ok, sync_partial_err. */
 enum { REPL_STAT_SYNC_FULL, REPL_STAT_PARTIAL_OK, REPL_STAT_PARTIAL_ERR };
 long long repl_stat(int which);
+void repl_reset_stats(void);            /* CONFIG RESETSTAT */
 /* DEBUG CHANGE-REPL-ID: a new random replication id (the second cleared). */
 void repl_change_id(void);
 /* What /metrics reports: the role, the link to the primary, replicas and

@@ -71,6 +71,7 @@ typedef struct repl_state {
     int64_t sync_start_ms;
     long long transfer_size;    /* -1: $EOF: framing */
     int header_read;            /* the bulk header of the transfer has been read */
+    int transfer_flag;          /* the transfer set srv.loading (1) or srv.async_loading (2) */
     long long transfer_read;
     char eofmark[REPLID_LEN];
     char tail[REPLID_LEN];      /* the last bytes written (the mark, at the end) */

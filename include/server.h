@@ -60,6 +60,9 @@ typedef struct server {
                                      * (SCRIPT_BUSY_EVAL or SCRIPT_BUSY_FUNCTION: which KILL stops it) */
     int script_disable_deny;        /* DEBUG SET-DISABLE-DENY-SCRIPTS 1: scripts may run noscript commands (a test hook) */
     int loading;                    /* the start-up load runs (cmd_persist.c): commands may get -LOADING */
+    int async_loading;              /* a replica takes a new snapshot while serving its old dataset
+                                     * (repl-diskless-load swapdb, same history): INFO async_loading,
+                                     * no-async-loading commands get -LOADING */
     int aof_write_failed;           /* the AOF could not be written (aof.c): writes get MISCONF */
     int rdb_bgsave_failed;          /* the last background save failed (cmd_persist.c): MISCONF may apply */
     int client_mem_grew;            /* a client's buffers grew since the last eviction check (client_evict.c) */

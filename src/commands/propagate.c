@@ -158,7 +158,9 @@ static void effect_set(client *c) {
 
 void prop_leave(prop_frame *f, client *c, const command *cmd) {
     ps.top = f->up;
-    if (prop_active() && srv.dirty != f->dirty && !f->rewritten && !(cmd->props & PROP_NO_PROPAGATE)) {
+    /* dirty grew: the dataset changed (a save only resets the counter: SAVE and SHUTDOWN are never
+     * propagated, or every replica would run them) */
+    if (prop_active() && srv.dirty > f->dirty && !f->rewritten && !(cmd->props & PROP_NO_PROPAGATE)) {
         if ((cmd->props & PROP_EFFECT_EXPIRE) && c->argc >= 2)
             effect_expire(c);
         else if ((cmd->props & PROP_EFFECT_SET) && c->argc > 3)

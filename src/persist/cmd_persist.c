@@ -315,12 +315,42 @@ static int load_progress(void *ud, size_t done, size_t total) {
     return ps.load.events ? ps.load.events() : 0;
 }
 
+static int startup_loaded;       /* persist_startup_load(): ps.last_load is the start-up RDB's */
+static struct {
+    sbuf cmds;                  /* DEL (or UNLINK) of each key found expired, SELECT before each new db */
+    int db;
+} expired = {.db = -1};
+
+const rdb_load_stats *persist_startup_load(void) { return startup_loaded ? &ps.last_load : NULL; }
+
+static void note_expired(void *ud, int dbid, const char *key, size_t klen) {
+    (void)ud;
+    char num[24];
+    if (dbid != expired.db) {
+        span sel[2] = {{"SELECT", 6}, {num, (size_t)snprintf(num, sizeof num, "%d", dbid)}};
+        sb_add_command(&expired.cmds, 2, sel);
+        expired.db = dbid;
+    }
+    span del[2] = {srv.cfg.lazyfree_lazy_expire ? (span){"UNLINK", 6} : (span){"DEL", 3}, {key, klen}};
+    sb_add_command(&expired.cmds, 2, del);
+}
+
+void persist_startup_expired(const char **p, size_t *n) {
+    *p = expired.cmds.p;
+    *n = expired.cmds.len;
+}
+
+void persist_startup_expired_free(void) {
+    zfree(expired.cmds.p);
+    expired.cmds = (sbuf){0};
+}
+
 int persist_load_at_startup(persist_events_fn *events) {
     char path[4096], err[1024];
     rdb_path(path, sizeof path);
     int64_t t0 = ev_mono_us();
     rdb_load_hooks h = {load_progress, NULL, (size_t)config_ll("loading-process-events-interval-bytes"),
-                        config_ll("key-load-delay")};
+                        config_ll("key-load-delay"), .expired_key = note_expired};
     srv.loading = 1;
     ps.load.start_secs = srv.now_ms / 1000;
     ps.load.start_us = t0;
@@ -343,6 +373,7 @@ int persist_load_at_startup(persist_events_fn *events) {
         for (int i = 0; i < db_count(); i++) db_flush(db_get(i)); /* what was read before the error */
         return -1;
     }
+    startup_loaded = rc == 0;
     server_log(LOG_NOTICE_, "DB loaded from disk: %.3f seconds", (double)(ev_mono_us() - t0) / 1e6);
     server_log(LOG_NOTICE_, "Done loading RDB, keys loaded: %llu, keys expired: %llu.",
                (unsigned long long)ps.last_load.keys_loaded, (unsigned long long)ps.last_load.keys_expired);
@@ -408,13 +439,13 @@ void persist_loading_info(sbuf *b) {
 void persist_info(sbuf *b) {
     long long cur = ps.child ? (srv.now_ms - ps.child_start_ms) / 1000 : -1;
     sb_addf(b,
-            "loading:%d\r\nasync_loading:0\r\ncurrent_cow_peak:0\r\ncurrent_cow_size:0\r\n"
+            "loading:%d\r\nasync_loading:%d\r\ncurrent_cow_peak:0\r\ncurrent_cow_size:0\r\n"
             "current_cow_size_age:0\r\ncurrent_fork_perc:0.00\r\ncurrent_save_keys_processed:0\r\n"
             "current_save_keys_total:0\r\nrdb_changes_since_last_save:%lld\r\nrdb_bgsave_in_progress:%d\r\n"
             "rdb_last_save_time:%lld\r\nrdb_last_bgsave_status:%s\r\nrdb_last_bgsave_time_sec:%lld\r\n"
             "rdb_current_bgsave_time_sec:%lld\r\nrdb_saves:%lld\r\nrdb_last_cow_size:%zu\r\n"
             "rdb_last_load_keys_expired:%llu\r\nrdb_last_load_keys_loaded:%llu\r\n",
-            srv.loading, srv.dirty, ps.child != 0, (long long)srv.lastsave, ps.last_bgsave_ok ? "ok" : "err",
+            srv.loading, srv.async_loading, srv.dirty, ps.child != 0, (long long)srv.lastsave, ps.last_bgsave_ok ? "ok" : "err",
             ps.last_bgsave_secs, cur, ps.saves, ps.last_cow, (unsigned long long)ps.last_load.keys_expired,
             (unsigned long long)ps.last_load.keys_loaded);
 }

@@ -37,11 +37,16 @@ enum {
 
 #define FLUSH_AT (1024 * 1024)
 
+static rdb_repl_info_fn *repl_info_hook;
+
+void rdb_set_repl_info_hook(rdb_repl_info_fn *fn) { repl_info_hook = fn; }
+
 rdb_options rdb_current_options(void) {
     rdb_options o = {.compress = config_is_yes(&srv.cfg, "rdbcompression"), .checksum = config_is_yes(&srv.cfg, "rdbchecksum")};
     char *delay = config_get_by_name(&srv.cfg, "rdb-key-save-delay");
     if (delay) o.key_delay_us = atoll(delay);
     zfree(delay);
+    if (repl_info_hook) repl_info_hook(&o);
     return o;
 }
 
@@ -145,7 +150,7 @@ static void save_key(saver *s, const dnode *n) {
     rdbw_string(w, dn_key(n), dn_klen(n));
     rdb_save_payload(w, n);
     if (w->len >= FLUSH_AT) flush_out(s);
-    if (s->key_delay_us > 0) usleep((useconds_t)s->key_delay_us);
+    if (s->key_delay_us > 0 && !all_dead(s)) usleep((useconds_t)s->key_delay_us);
 }
 
 static void save_node_cb(void *ud, dnode *n) { save_key(ud, n); }
@@ -326,6 +331,7 @@ static int load_key(loader *l, unsigned t) {
         l->st->empty_keys_skipped++;
     } else if (l->expire_ms >= 0 && l->expire_ms < srv.now_ms) {
         l->st->keys_expired++;
+        if (l->h && l->h->expired_key) l->h->expired_key(l->h->ud, l->d->id, key.p, key.len);
     } else {
         dnode *n = rdb_value_node(key.p, key.len, &v, l->expire_ms);
         rdb_value_set_access(n, l->idle_secs, l->freq);
@@ -361,6 +367,12 @@ static int read_aux(loader *l) {
         num[v.len] = '\0';
         if (k.len == 8 && memcmp(k.p, "used-mem", 8) == 0) l->st->used_mem = strtoull(num, NULL, 10);
         if (k.len == 14 && memcmp(k.p, "repl-stream-db", 14) == 0) l->st->repl_stream_db = atoi(num);
+        if (k.len == 11 && memcmp(k.p, "repl-offset", 11) == 0) l->st->repl_offset = strtoll(num, NULL, 10);
+    }
+    if (ok && k.len == 7 && memcmp(k.p, "repl-id", 7) == 0 && v.len == 40) {
+        memcpy(l->st->repl_id, v.p, 40);
+        l->st->repl_id[40] = '\0';
+        l->st->has_repl_id = 1;
     }
     rdb_str_free(&k);
     if (!ok) return fail(l, "%s", l->r.err);

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sendfile.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -99,6 +100,9 @@ void primary_replica_freed(client *c) {
     if (r) {
         char name[96];
         server_log(LOG_NOTICE_, "Connection with replica %s lost.", replica_name(c, name, sizeof name));
+        /* the save child writes this socket too: shut it down, so the replica sees the end now and the
+         * child's writes to it fail (it skips a dead socket and ends early when none is left) */
+        if (r->state == RS_WAIT_BGSAVE_END && r->diskless && c->fd >= 0) shutdown(c->fd, SHUT_RDWR);
         if (r->bulk_fd >= 0) close(r->bulk_fd);
         zfree(r);
         c->repl = NULL;

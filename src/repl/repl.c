@@ -20,6 +20,7 @@
 #include "frand.h"
 #include "persist.h"
 #include "propagate.h"
+#include "rdb.h"
 #include "sbuf.h"
 #include "server.h"
 #include "zmalloc.h"
@@ -121,6 +122,7 @@ static const char *refusal(client *c, command *cmd) {
     srv.repl_write_cmd = 0;
     if (srv.repl_replica) {
         if (c->repl_role == CLIENT_REPL_MASTER) return NULL;
+        if (srv.async_loading && (cmd->flags & CMD_NO_ASYNC_LOADING)) return "LOADING Redis is loading the dataset in memory";
         srv.repl_write_cmd = !srv.cfg.replica_read_only && is_write(c, cmd);
         if (srv.cfg.replica_read_only && is_write(c, cmd)) return "READONLY You can't write against a read only replica.";
         if (rs.link != LINK_CONNECTED && !(cmd->flags & CMD_STALE) && !srv.cfg.replica_serve_stale_data)
@@ -139,16 +141,48 @@ static void link_freed(client *c) {
     else primary_replica_freed(c);
 }
 
+/* Snapshots record the history they end (rdb_current_options' hook). */
+static void save_info(rdb_options *opt) {
+    if (srv.repl_replica) opt->repl_stream_db = srv.repl_master && srv.repl_master->db ? srv.repl_master->db->id : rs.master_db;
+    else if (rs.has_backlog) opt->repl_stream_db = 0; /* a restarted primary's stream starts with SELECT anyway */
+    else return;
+    opt->repl_id = rs.replid;
+    opt->repl_offset = rs.offset;
+}
+
+/* A server restarted from a snapshot with replication fields continues that
+ * history: a replica asks its primary to continue from there; a primary
+ * keeps it as its second id, so its replicas continue from it (Redis 7's
+ * PSYNC after restart). */
+static void restore_history(int will_be_replica) {
+    const rdb_load_stats *st = persist_startup_load();
+    if (!st || !st->has_repl_id) return;
+    memcpy(rs.replid, st->repl_id, sizeof rs.replid);
+    rs.offset = st->repl_offset;
+    rs.master_db = st->repl_stream_db >= 0 && st->repl_stream_db < db_count() ? st->repl_stream_db : 0;
+    if (!will_be_replica) repl_shift_ids();
+    repl_backlog_ensure();
+    server_log(LOG_NOTICE_, "Replication history %s:%lld restored from the RDB file", st->repl_id, st->repl_offset);
+    const char *p;
+    size_t n;
+    persist_startup_expired(&p, &n);
+    if (!will_be_replica && n) repl_feed(p, n); /* the keys that expired while we were down: replicas delete them too */
+}
+
 void repl_init(void) {
     repl_new_id();
     memset(rs.replid2, '0', REPLID_LEN);
     rs.master_db = 0;
+    rdb_set_repl_info_hook(save_info);
+    rs.last_ping_ms = srv.now_ms; /* the first PING one period after start, as Redis's cron counts */
     client_repl_freed = link_freed;
     client_repl_applied = replica_applied;
     command_repl_refusal = refusal;
     config_repl_changed = repl_update_checks;
     persist_set_repl_hook(primary_bgsave_done);
     char *ro = config_get_by_name(&srv.cfg, "replicaof");
+    restore_history(ro && ro[0]);
+    persist_startup_expired_free();
     if (ro && ro[0]) {
         char host[256];
         int port;
@@ -221,6 +255,8 @@ void repl_info(sbuf *b) {
             rs.has_backlog ? (long long)rs.bl.size : config_ll("repl-backlog-size"), rs.has_backlog ? rs.bl.first : 0,
             rs.has_backlog ? rs.bl.histlen : 0);
 }
+
+void repl_reset_stats(void) { rs.sync_full = rs.sync_partial_ok = rs.sync_partial_err = 0; }
 
 long long repl_stat(int which) {
     return which == REPL_STAT_SYNC_FULL ? rs.sync_full : which == REPL_STAT_PARTIAL_OK ? rs.sync_partial_ok : rs.sync_partial_err;

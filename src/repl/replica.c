@@ -54,7 +54,29 @@ const char *replica_link_state_name(void) {
 
 /* ---- tearing down ------------------------------------------------------------------ */
 
+/* While a snapshot comes in, repl-diskless-load swapdb / on-empty-db show
+ * what Redis's loading straight from the socket shows: the old dataset
+ * served with async_loading when the snapshot continues our own history,
+ * else the server loading (-LOADING). Either way the old dataset stays
+ * until the snapshot is complete (a failed transfer leaves it as it was). */
+static void transfer_mode(int on) {
+    if (!on) {
+        if (rs.transfer_flag == 1) srv.loading = 0;
+        if (rs.transfer_flag == 2) srv.async_loading = 0;
+        rs.transfer_flag = 0;
+        return;
+    }
+    char *mode = config_get_by_name(&srv.cfg, "repl-diskless-load");
+    int diskless = mode && strcmp(mode, "disabled") != 0;
+    zfree(mode);
+    if (!diskless) return;
+    rs.transfer_flag = memcmp(rs.psync_replid, rs.replid, REPLID_LEN) == 0 ? 2 : 1;
+    if (rs.transfer_flag == 1) srv.loading = 1;
+    else srv.async_loading = 1;
+}
+
 static void close_transfer_file(void) {
+    transfer_mode(0);
     if (rs.tmp_fd >= 0) {
         close(rs.tmp_fd);
         unlink(rs.tmp_path);
@@ -283,6 +305,7 @@ static void on_fullresync(const psync_reply *r) {
     }
     rs.transfer_size = 0;
     rs.header_read = 0; /* the bulk header is still to come */
+    transfer_mode(1);
     rs.transfer_read = 0;
     rs.sync_start_ms = srv.now_ms;
     rs.link = LINK_TRANSFER;
@@ -341,6 +364,7 @@ static void load_snapshot(void) {
     }
     close(rs.tmp_fd);
     rs.tmp_fd = -1;
+    transfer_mode(0);
     server_log(LOG_NOTICE_, "MASTER <-> REPLICA sync: Flushing old data");
     for (int i = 0; i < db_count(); i++) db_flush(db_get(i));
     rdb_flush_functions();

@@ -242,6 +242,11 @@ static void config_set_cmd(client *c) {
                 set_fail(c, nm.p, nm.len, "duplicate parameter");
                 goto out;
             }
+        /* appendonly cannot change while a dataset is being loaded (Redis's DENY_LOADING_CONFIG) */
+        if ((srv.loading || srv.async_loading) && !strcmp(config_name(config_real(i)), "appendonly")) {
+            reply_error(c, "LOADING Redis is loading the dataset in memory");
+            goto out;
+        }
     }
     for (int k = 0; k < n; k++) {
         span v = c->argv[3 + 2 * k];

@@ -442,6 +442,7 @@ void stats_reset_all(void) {
     errstats_reset();
     lazyfree_reset_stats();
     acl_denied_reset();
+    repl_reset_stats();
 }
 
 void cmd_info(client *c) {
