@@ -10,6 +10,7 @@ What: runs, each as its own process with this Python:
                         (RDB load time, dump size, BGSAVE under load)
   6b. aof.py         -> <out>/aof.csv           (AOF fsync throughput, replay, rewrite)
   6c. scripting.py   -> <out>/scripting.csv     (EVALSHA throughput, script cache)
+  6d. repl_bench.py  -> <out>/repl.csv          (SET with 0/1/2 replicas, lag, full-sync time)
   7. unavailable.py  -> <out>/unavailable.csv   (cycles, energy: why not)
   8. manifest.py     -> results/manifest.json   (versions, machine, windows, sha256)
 Each step's full output is shown as it runs and also saved to
@@ -33,7 +34,7 @@ from pathlib import Path
 import benchlib as bl
 
 HERE = Path(__file__).resolve().parent
-STEPS = ["sweep", "syscalls", "ceiling", "instructions", "memory", "persistence", "aof", "scripting",
+STEPS = ["sweep", "syscalls", "ceiling", "instructions", "memory", "persistence", "aof", "scripting", "repl",
          "unavailable", "manifest"]
 
 
@@ -75,6 +76,7 @@ def main(argv=None) -> int:
         "persistence": (["persistence.py", "--out", str(out)] + q, [out / "persistence.csv"]),
         "aof": (["aof.py", "--out", str(out)] + q, [out / "aof.csv"]),
         "scripting": (["scripting.py", "--out", str(out)] + q, [out / "scripting.csv"]),
+        "repl": (["repl_bench.py", "--out", str(out)] + q, [out / "repl.csv"]),
         "unavailable": (["unavailable.py", "--out", str(out)], [out / "unavailable.csv"]),
         "manifest": (["manifest.py", "--bench-dir", str(out), "--out", args.manifest], []),
     }

@@ -60,7 +60,7 @@ from pathlib import Path
 import benchlib as bl
 
 COLUMNS = ["metric", "kind", "replicas", "trial", "value"]
-DEFAULT_FERRY = "/tmp/ferry-snap/ferry-server"
+DEFAULT_FERRY = str(bl.REPO / "build" / "ferry-server")
 REPLICA_COUNTS = (0, 1, 2)
 KEYSPACE = 100000
 VALUE_BYTES = 64
