@@ -550,7 +550,7 @@ void replica_cron(void) {
     if (!srv.repl_replica) return;
     long long timeout = config_ll("repl-timeout") * 1000;
     if (rs.link == LINK_CONNECT) {
-        connect_master();
+        if (srv.now_ms - rs.link_ms >= 1000) connect_master(); /* a retry a second, as Redis's replication cron */
         return;
     }
     if (rs.link > LINK_CONNECT && rs.link < LINK_CONNECTED) {
