@@ -3,7 +3,9 @@
 What (every run on fresh servers; --trials times, the two kinds alternating
 which goes first each trial, and the replica counts alternating 0,1,2 /
 2,1,0; the primary under `taskset -c 0`, redis-benchmark under
-`taskset -c 1` when taskset and two CPUs are there, replicas unpinned;
+`taskset -c 1` when taskset and two CPUs are there, replicas on the client's CPU
+(`--replicas-unpinned` leaves them to the scheduler, which on two cores puts them
+on the primary's CPU part of the time);
 replicas are always the same kind as their primary):
   1. throughput: redis-benchmark -t set -c 50 -P 100 -r 100000 -d 64 -n N
      against a primary with 0, 1 and 2 replicas attached (REPLICAOF, then
@@ -185,8 +187,10 @@ def poll(cond, timeout: float, what: str, interval: float = 0.01, detail=lambda:
 
 
 # --------------------------------------------------------------------- servers
-def start(kind: str, binary: str, pin: bool, extra=()) -> bl.Server:
-    srv = bl.Server(kind, binary, pin=pin, startup_timeout=30.0)
+def start(kind: str, binary: str, pin: bool, extra=(), replica_cpu=None) -> bl.Server:
+    """A server; pin: the primary's CPU; replica_cpu: a replica's CPU (the client's), or None: unpinned."""
+    wrapper = ["taskset", "-c", replica_cpu] if replica_cpu else []
+    srv = bl.Server(kind, binary, pin=pin, wrapper=wrapper, startup_timeout=30.0)
     srv.extra_args = ["--dir", srv.workdir] + COMMON_ARGS + list(extra)
     return srv.start()
 
@@ -334,7 +338,7 @@ def throughput_run(args, rec, kind, binary, nrep, trial) -> None:
         servers.append(primary)
         replicas = []
         for _ in range(nrep):
-            r = start(kind, binary, False)
+            r = start(kind, binary, False, replica_cpu=bl.CLIENT_CPU if args.pin and not args.replicas_unpinned else None)
             servers.append(r)
             replicas.append(r)
         for r in replicas:
@@ -504,6 +508,9 @@ def parse_args(argv):
     ap.add_argument("--skip", default="", help="comma list of throughput,sync to skip")
     ap.add_argument("--out", default=str(bl.REPO / "results" / "bench"), help="output directory")
     ap.add_argument("--no-pin", action="store_true", help="do not use taskset")
+    ap.add_argument("--replicas-unpinned", action="store_true",
+                    help="leave replicas unpinned (default with pinning: on the client's CPU, so a replica applying "
+                         "the stream does not take the primary's CPU on a 2-core machine)")
     ap.add_argument("--keep-going", action="store_true",
                     help="after a failed run, still try the later runs of that kind and experiment")
     args = ap.parse_args(argv)
