@@ -24,13 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(c)                                                                    \
-    do {                                                                            \
-        if (!(c)) {                                                                 \
-            fprintf(stderr, "CHECK failed: %s at %s:%d\n", #c, __FILE__, __LINE__); \
-            abort();                                                                \
-        }                                                                           \
-    } while (0)
+#include "fuzz_check.h"
 
 #define MAXR 64
 

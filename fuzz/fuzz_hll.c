@@ -31,13 +31,7 @@
 
 #include "hll.h"
 
-#define CHECK(c)                                                                    \
-    do {                                                                            \
-        if (!(c)) {                                                                 \
-            fprintf(stderr, "CHECK failed: %s at %s:%d\n", #c, __FILE__, __LINE__); \
-            abort();                                                                \
-        }                                                                           \
-    } while (0)
+#include "fuzz_check.h"
 
 static uint8_t *xmalloc(size_t n) {
     uint8_t *p = malloc(n ? n : 1);

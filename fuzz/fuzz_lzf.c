@@ -25,13 +25,7 @@
 
 #include "lzf.h"
 
-#define CHECK(c)                                                                    \
-    do {                                                                            \
-        if (!(c)) {                                                                 \
-            fprintf(stderr, "CHECK failed: %s at %s:%d\n", #c, __FILE__, __LINE__); \
-            abort();                                                                \
-        }                                                                           \
-    } while (0)
+#include "fuzz_check.h"
 
 #define MAX_OUT (1 << 17) /* decompression limit for arbitrary streams */
 

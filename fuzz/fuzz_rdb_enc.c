@@ -31,13 +31,7 @@
 #include "util.h"
 #include "zmalloc.h"
 
-#define CHECK(c)                                                                    \
-    do {                                                                            \
-        if (!(c)) {                                                                 \
-            fprintf(stderr, "CHECK failed: %s at %s:%d\n", #c, __FILE__, __LINE__); \
-            abort();                                                                \
-        }                                                                           \
-    } while (0)
+#include "fuzz_check.h"
 
 /* Elements as read: integers, or spans of the input (or of a rebuild). */
 typedef struct elems {

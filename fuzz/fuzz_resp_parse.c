@@ -26,13 +26,7 @@
 
 #include "resp_parse.h"
 
-#define CHECK(c)                                                                  \
-    do {                                                                          \
-        if (!(c)) {                                                               \
-            fprintf(stderr, "CHECK failed: %s at %s:%d\n", #c, __FILE__, __LINE__); \
-            abort();                                                              \
-        }                                                                         \
-    } while (0)
+#include "fuzz_check.h"
 
 typedef struct {
     resp_parser p;

@@ -28,13 +28,7 @@
 #include "splitargs.h"
 #include "zmalloc.h"
 
-#define CHECK(c)                                                                    \
-    do {                                                                            \
-        if (!(c)) {                                                                 \
-            fprintf(stderr, "CHECK failed: %s at %s:%d\n", #c, __FILE__, __LINE__); \
-            abort();                                                                \
-        }                                                                           \
-    } while (0)
+#include "fuzz_check.h"
 
 typedef struct {
     ssize_t n;            /* tokens, or SPLITARGS_ERROR */
