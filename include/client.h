@@ -75,7 +75,10 @@ typedef struct client {
     struct command *cmd, *lastcmd;
     /* output */
     ring out;
-    uint64_t out_peak;
+    struct outrefs *refs;       /* outbuf.c: big values sent from their own memory, NULL if none yet */
+    size_t out_ref_bytes;       /* their unsent bytes */
+    uint64_t out_peak;          /* most output staged at once since out_peak_since_ms (CLIENT LIST rbp) */
+    int64_t out_peak_since_ms;
     int64_t cob_soft_since_ms;  /* when the soft limit was first exceeded, 0 = not */
     /* transaction */
     multi_cmd *mstate;
@@ -106,6 +109,9 @@ typedef struct client {
 
 enum { CLIENT_REPL_NONE = 0, CLIENT_REPL_MASTER = 1, CLIENT_REPL_REPLICA = 2 };
 
+/* Output staged and not yet written: the ring and the referenced values. */
+static inline size_t client_out_used(const client *c) { return ring_used(&c->out) + c->out_ref_bytes; }
+
 client *client_create(int fd);            /* fd -1 for a fake client */
 /* Set by the replication layer: a replication link is being freed; the
  * link to the primary executed a request of n bytes at p (the stream it
@@ -135,7 +141,6 @@ void client_process_input(client *c);
 /* Schedule output flush at the end of this loop iteration. */
 void client_mark_pending(client *c);
 /* Flush all pending output (one writev per client); called before sleeping. */
-void clients_flush_pending(void);
 void client_set_db(client *c, int id);
 /* requirepass is set and the client has not authenticated (Redis's
  * authRequired): tighter request and output limits apply. */

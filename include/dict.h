@@ -39,7 +39,10 @@
 /* dnode flags */
 #define DN_EXPIRE 0x01              /* the expiry slot is the first of data[] (DN_EXPIRE_SLOT bytes) */
 #define DN_WIDE 0x02                /* key >= 255 or value >= 65535 bytes: uint32 klen, vlen follow [expiry] */
+#define DN_PINNED 0x04              /* a client's unsent reply points into the value (io/outbuf.c):
+                                     * call dn_prepare_change before writing it in place or freeing it */
 #define DN_NOSHARE 0x80             /* COPY result: OBJECT REFCOUNT reports 1, not the shared-int count */
+#define DN_SHAPE_FLAGS (DN_EXPIRE | DN_WIDE | DN_PINNED) /* flags of this node's memory, not of its value */
 
 #define DN_KLEN_SHORT_MAX 254       /* longest key held in klen8 */
 #define DN_VLEN_SHORT_MAX 65534     /* longest value held in vlen16 */
@@ -88,6 +91,17 @@ static inline size_t dn_size(uint32_t klen, uint32_t vlen, int with_expire) {
     return sizeof(dnode) + (with_expire ? DN_EXPIRE_SLOT : 0) + (dn_needs_wide(klen, vlen) ? 8 : 0) + klen + vlen;
 }
 static inline size_t dn_node_size(const dnode *n) { return dn_size(dn_klen(n), dn_vlen(n), n->flags & DN_EXPIRE); }
+
+/* Pinned nodes (DN_PINNED). The layer that pins a node sets the hooks: the
+ * first makes every reply pointing into n carry its own copy of the bytes
+ * and clears the flag; the second does that for every pinned node, before
+ * nodes are handed to another thread (lazy freeing). dn_free, and the
+ * resizes that move a node, call the first for a pinned node. */
+extern void (*dn_unpin_hook)(struct dnode *n);
+extern void (*dn_unpin_all_hook)(void);
+static inline void dn_prepare_change(struct dnode *n) {
+    if (__builtin_expect(n->flags & DN_PINNED, 0)) dn_unpin_hook(n);
+}
 
 #define DN_SLAB_MAX 512             /* nodes up to this size come from slabs */
 

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include "client.h"
+#include "dict.h"
 
 void reply_raw(client *c, const char *s, size_t n);
 void reply_ok(client *c);                               /* +OK */
@@ -24,6 +25,9 @@ void reply_errorf(client *c, const char *fmt, ...) __attribute__((format(printf,
 void reply_int(client *c, long long v);
 void reply_bulk(client *c, const char *p, size_t n);
 void reply_bulk_cstr(client *c, const char *s);
+/* The string value of a keyspace node as a bulk; a big one is sent from
+ * the node's own memory (outbuf.h). */
+void reply_bulk_value(client *c, dnode *n);
 void reply_bulk_ll(client *c, long long v);
 void reply_null(client *c);                             /* $-1 / _ */
 void reply_null_array(client *c);                       /* *-1 / _ */

@@ -65,6 +65,11 @@ typedef struct resp_parser {
 } resp_parser;
 
 void resp_parser_init(resp_parser *p, resp_arg *argv, size_t argv_cap);
+/* While a bulk's payload is awaited: the buffer length (from the request's
+ * first byte) at which that payload and its CRLF are complete; else 0. */
+static inline size_t resp_parse_bulk_end(const resp_parser *p) {
+    return p->kind == 1 && p->bulk_len >= 0 ? p->pos + (size_t)p->bulk_len + 2 : 0;
+}
 /* Forget any partial request and any sticky error; keeps argv storage. */
 void resp_parser_reset(resp_parser *p);
 

@@ -28,8 +28,9 @@ void ring_append(ring *r, const void *p, size_t n);
 int ring_iov(const ring *r, struct iovec iov[2]);
 /* Mark n bytes as written. */
 void ring_consume(ring *r, size_t n);
-/* Release memory when empty and larger than keep bytes. */
-void ring_shrink(ring *r, size_t keep);
+/* An empty ring takes exactly cap bytes (a power of two, or 0); a ring
+ * holding data is left alone. */
+void ring_set_capacity(ring *r, size_t cap);
 static inline size_t ring_used(const ring *r) { return r->used; }
 
 /* Fast path: contiguous space for n bytes at head, or NULL (then use ring_append). */

@@ -179,8 +179,13 @@ dnode *dn_new(uint32_t klen, uint32_t vlen, int with_expire) {
     return n;
 }
 
+void (*dn_unpin_hook)(dnode *n);
+void (*dn_unpin_all_hook)(void);
+
 void dn_free(dnode *n) {
-    if (n) slab_free(n, dn_node_size(n));
+    if (!n) return;
+    dn_prepare_change(n);
+    slab_free(n, dn_node_size(n));
 }
 
 size_t dn_usable(const dnode *n) {
@@ -214,7 +219,7 @@ static dnode *reshape(const dnode *n, uint32_t klen, uint32_t vlen, int with_exp
     m->type = n->type;
     m->enc = n->enc;
     m->lru = n->lru;
-    m->flags |= n->flags & ~(DN_EXPIRE | DN_WIDE);
+    m->flags |= n->flags & ~DN_SHAPE_FLAGS;
     if (with_expire && (n->flags & DN_EXPIRE)) memcpy(m->data, n->data, DN_EXPIRE_SLOT); /* expiry and index position */
     return m;
 }
@@ -222,6 +227,7 @@ static dnode *reshape(const dnode *n, uint32_t klen, uint32_t vlen, int with_exp
 dnode *dn_resize_value(dnode *n, uint32_t newvlen) {
     uint32_t klen = dn_klen(n), vlen = dn_vlen(n);
     if (newvlen == vlen) return n;
+    dn_prepare_change(n);
     int exp = (n->flags & DN_EXPIRE) != 0;
     if (dn_needs_wide(klen, vlen) == dn_needs_wide(klen, newvlen) &&
         same_block(dn_size(klen, vlen, exp), dn_size(klen, newvlen, exp), n)) {

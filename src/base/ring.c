@@ -86,6 +86,10 @@ void ring_consume(ring *r, size_t n) {
     }
 }
 
-void ring_shrink(ring *r, size_t keep) {
-    if (r->used == 0 && r->cap > keep) ring_free(r);
+void ring_set_capacity(ring *r, size_t cap) {
+    if (r->used) return;
+    zfree(r->buf);
+    r->buf = cap ? zmalloc(cap) : NULL;
+    r->cap = cap;
+    r->head = r->tail = 0;
 }

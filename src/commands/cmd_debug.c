@@ -16,6 +16,7 @@
 #include "aof.h"
 #include "client.h"
 #include "cmd_debug.h"
+#include "outbuf.h"
 #include "config.h"
 #include "db.h"
 #include "dict.h"
@@ -349,19 +350,25 @@ static void debug_protocol(client *c) {
 /* ------------------------------------------- DEBUG REPLYBUFFER, LISTPACK */
 
 /* DEBUG REPLYBUFFER PEAK-RESET-TIME <never|reset|ms> | RESIZING <0|1>:
- * Redis's knobs for the cron that resizes a client's fixed reply buffer
- * to its recent peak. ferry's output is a ring that is released whenever
- * a flush empties it above 64 KB, with no such cron, so the arguments are
- * checked as Redis checks them (an integer time; RESIZING takes anything,
- * as atoi) and change nothing. */
+ * the knobs of the cron that sizes a client's output ring to its recent
+ * peak (outbuf.c). RESIZING takes anything, as Redis's atoi. */
 static void debug_replybuffer(client *c) {
     span what = c->argv[2], arg = c->argv[3];
     long long ms;
     if (span_eq_nocase(what, "peak-reset-time")) {
-        if (!span_eq_nocase(arg, "never") && !span_eq_nocase(arg, "reset") && !str_to_ll(arg.p, arg.len, &ms)) {
+        if (span_eq_nocase(arg, "never")) ms = -1;
+        else if (span_eq_nocase(arg, "reset")) ms = OUTBUF_PEAK_RESET_DEFAULT_MS;
+        else if (!str_to_ll(arg.p, arg.len, &ms)) {
             reply_err_notint(c);
             return;
         }
+        outbuf_set_peak_reset_time(ms);
+    } else {
+        char buf[32];
+        size_t n = arg.len < sizeof buf - 1 ? arg.len : sizeof buf - 1;
+        memcpy(buf, arg.p, n);
+        buf[n] = '\0';
+        outbuf_set_resizing(atoi(buf) != 0);
     }
     reply_ok(c);
 }

@@ -200,6 +200,7 @@ static void cmd_pfcount(client *c) {
             reply_error(c, invalid_hll_err);
             return;
         }
+        dn_prepare_change(n); /* a read lookup, but the cache is written in place */
         hll_cache_set(v, card); /* a write: Redis propagates the PFCOUNT */
         signal_key(c, key);
         srv.dirty++;

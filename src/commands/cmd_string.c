@@ -103,7 +103,7 @@ static void cmd_get(client *c) {
         reply_null(c);
         return;
     }
-    if (string_or_wrongtype(c, n)) reply_bulk(c, dn_val(n), dn_vlen(n));
+    if (string_or_wrongtype(c, n)) reply_bulk_value(c, n);
 }
 
 /* SET/GETEX option flags */
@@ -164,7 +164,7 @@ static void set_generic(client *c, unsigned f, span key, span val, int64_t expir
     if (f & SF_GET) {
         old = db_lookup_read(c->db, key.p, key.len);
         if (old && !string_or_wrongtype(c, old)) return;
-        if (old) reply_bulk(c, dn_val(old), dn_vlen(old));
+        if (old) reply_bulk_value(c, old);
         else reply_null(c);
     } else if ((f & (SF_NX | SF_XX | SF_KEEPTTL)) || evict_lfu_active()) {
         old = db_lookup_write(c->db, key.p, key.len);
@@ -250,7 +250,7 @@ static void cmd_getex(client *c) {
     }
     if (!string_or_wrongtype(c, n)) return;
     if ((f & SF_ANYEXP) && !ext_expire(c, f, expidx, "getex", &when)) return;
-    reply_bulk(c, dn_val(n), dn_vlen(n));
+    reply_bulk_value(c, n);
     const char *event;
     if ((f & (SF_EXAT | SF_PXAT)) && when <= srv.now_ms) {
         db_delete(c->db, k.p, k.len);
@@ -274,7 +274,7 @@ static void cmd_mget(client *c) {
     reply_array(c, c->argc - 1);
     for (int j = 1; j < c->argc; j++) {
         dnode *n = db_lookup_read(c->db, c->argv[j].p, c->argv[j].len);
-        if (n && n->type == OBJ_STRING) reply_bulk(c, dn_val(n), dn_vlen(n));
+        if (n && n->type == OBJ_STRING) reply_bulk_value(c, n);
         else reply_null(c);
     }
 }

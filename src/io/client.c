@@ -5,7 +5,8 @@
  * pending; only the unparsed tail of a read is copied into the client's own
  * query buffer. Idle clients therefore hold no input memory, and the common
  * pipelined case never copies. Replies are staged in the client's output
- * ring and written by clients_flush_pending() once per loop iteration.
+ * ring (and big values referenced beside it) and written by
+ * clients_flush_pending() (outbuf.c) once per loop iteration.
  *
  * A client is never stalled because its replies are unread: clients such
  * as redis-py, go-redis and Jedis write a whole pipeline before reading any
@@ -33,6 +34,7 @@
 #include "monitor.h"
 #include "multi.h"
 #include "pubsub.h"
+#include "outbuf.h"
 #include "outlimit.h"
 #include "reply.h"
 #include "server.h"
@@ -53,7 +55,6 @@
 static char shared_qbuf[SHARED_QBUF];
 
 static void client_readable(evloop *el, int fd, void *data, int mask);
-static void client_writable(evloop *el, int fd, void *data, int mask);
 
 uint32_t (*client_initial_flags)(void);
 const char *(*client_user_name)(const client *c);
@@ -68,7 +69,7 @@ client *client_create(int fd) {
     c->argv = zmalloc(sizeof(span) * ARGV_INITIAL);
     c->argv_cap = ARGV_INITIAL;
     ring_init(&c->out);
-    c->ctime_ms = c->last_interaction_ms = srv.now_ms;
+    c->ctime_ms = c->last_interaction_ms = c->out_peak_since_ms = srv.now_ms;
     if (client_initial_flags) c->flags |= client_initial_flags();
     else if (!srv.cfg.requirepass) c->flags |= CF_AUTHENTICATED;
     if (fd < 0) c->flags |= CF_FAKE;
@@ -128,6 +129,7 @@ void client_free(client *c) {
     zfree(c->qbuf);
     zfree(c->parser.argv);
     zfree(c->argv);
+    outbuf_release(c);
     ring_free(&c->out);
     zfree(c->name);
     zfree(c->lib_name);
@@ -278,7 +280,7 @@ typedef struct window {
 } window;
 
 static inline int must_stop(client *c, const window *w) {
-    return (c->flags & (CF_CLOSE_AFTER_REPLY | CF_CLOSE_ASAP | CF_BLOCKED)) || ring_used(&c->out) > w->out_stop;
+    return (c->flags & (CF_CLOSE_AFTER_REPLY | CF_CLOSE_ASAP | CF_BLOCKED)) || client_out_used(c) > w->out_stop;
 }
 
 /* Record the request the parser just completed (buf[off, end)): resolve its
@@ -417,7 +419,7 @@ static int process_buffer(client *c, char *buf, size_t *pos, size_t len) {
     resp_limits lim = {srv.cfg.proto_max_bulk_len, RESP_MAX_ARGS, RESP_INLINE_MAX, 0};
     uint64_t before = srv.stats.numcommands;
     window w;
-    w.out_stop = ring_used(&c->out) + PASS_OUTPUT_BUDGET;
+    w.out_stop = client_out_used(c) + PASS_OUTPUT_BUDGET;
     while (*pos < len) {
         if (must_stop(c, &w)) break;
         /* AUTH, HELLO and RESET end a window, so this is current for every
@@ -440,7 +442,7 @@ static int process_buffer(client *c, char *buf, size_t *pos, size_t len) {
         latency_record_batch(ran);
     }
     return *pos < len && !(c->flags & (CF_CLOSE_AFTER_REPLY | CF_CLOSE_ASAP | CF_BLOCKED)) &&
-           ring_used(&c->out) > w.out_stop;
+           client_out_used(c) > w.out_stop;
 }
 
 /* Keep bytes [from, len) of buf as the client's pending input. */
@@ -547,6 +549,19 @@ void client_cron_argv(client *c) {
     }
 }
 
+/* The free space the next read into c's query buffer should have. A
+ * request cut by a read boundary is completed by reads into the client's
+ * own buffer; with a few KB of room each, a pipeline of 16 KB values was
+ * read (and answered) one request per system call. So the room is one
+ * shared buffer's worth, and at least what the bulk being received still
+ * needs: a big argument arrives in as few reads as the socket allows, into
+ * a buffer sized once for it, never re-read or re-scanned. */
+static size_t read_room(const client *c) {
+    size_t end = resp_parse_bulk_end(&c->parser), have = c->qlen - c->qpos;
+    size_t need = end > have ? end - have : 0;
+    return need > SHARED_QBUF ? need : SHARED_QBUF;
+}
+
 static void read_failed(client *c, ssize_t n) {
     if (n == 0) server_log(LOG_VERBOSE_, "Client closed connection id=%llu addr=%s", (unsigned long long)c->id, c->addr);
     client_free(c);
@@ -573,9 +588,11 @@ static void read_and_process(client *c, int fd) {
         if (pos < (size_t)n) keep_tail(c, shared_qbuf, pos, (size_t)n);
         if (budget_spent) defer_input(c);
     } else {
-        if (c->qpos > 0 && c->qcap - c->qlen < READ_CHUNK) keep_tail(c, c->qbuf, c->qpos, c->qlen);
-        if (c->qcap - c->qlen < READ_CHUNK) {
-            size_t cap = c->qcap ? c->qcap * 2 : READ_CHUNK;
+        size_t room = read_room(c);
+        if (c->qpos > 0 && c->qcap - c->qlen < room) keep_tail(c, c->qbuf, c->qpos, c->qlen);
+        if (c->qcap - c->qlen < room) {
+            size_t cap = c->qcap ? c->qcap : READ_CHUNK;
+            while (cap - c->qlen < room) cap *= 2;
             c->qbuf = zrealloc(c->qbuf, cap);
             c->qcap = cap;
             clients_memory_grew();
@@ -614,62 +631,6 @@ static void client_readable(evloop *el, int fd, void *data, int mask) {
 
 void (*client_write_barrier)(void) = NULL;
 
-/* One writev. Returns -1 if the client was freed. */
-static int client_write(client *c) {
-    struct iovec iov[2];
-    int cnt = ring_iov(&c->out, iov);
-    if (cnt == 0) return 0;
-    if (client_write_barrier) client_write_barrier();
-    size_t staged = ring_used(&c->out); /* the ring is fullest just before a flush */
-    if (staged > c->out_peak) {
-        c->out_peak = staged;
-        if (staged > srv.stats.out_high_water) srv.stats.out_high_water = staged;
-    }
-    ssize_t n = writev(c->fd, iov, cnt);
-    srv.stats.writes++;
-    if (n < 0) {
-        if (errno == EAGAIN || errno == EINTR) return 0;
-        server_log(LOG_VERBOSE_, "Error writing to client: %s", strerror(errno));
-        client_free(c);
-        return -1;
-    }
-    srv.stats.net_output_bytes += (uint64_t)n;
-    ring_consume(&c->out, (size_t)n);
-    return 0;
-}
-
-static void after_write(client *c) {
-    if (ring_used(&c->out) == 0) {
-        if (c->flags & CF_CLOSE_AFTER_REPLY) {
-            client_free(c);
-            return;
-        }
-        if (ev_get_mask(srv.el, c->fd) & EV_WRITABLE) ev_del(srv.el, c->fd, EV_WRITABLE);
-        ring_shrink(&c->out, 64 * 1024);
-    } else if (!(ev_get_mask(srv.el, c->fd) & EV_WRITABLE)) {
-        ev_add(srv.el, c->fd, EV_WRITABLE, client_writable, c);
-    }
-}
-
-static void client_writable(evloop *el, int fd, void *data, int mask) {
-    client *c = data;
-    if (client_write(c) == -1) return;
-    after_write(c);
-}
-
-void clients_flush_pending(void) {
-    while (srv.pending_write) {
-        client *c = srv.pending_write;
-        srv.pending_write = c->next_pending;
-        c->flags &= ~CF_PENDING_WRITE;
-        if (c->flags & CF_CLOSE_ASAP) continue;
-        if (c->fd < 0 || c->out_held) continue;
-        if (ev_get_mask(srv.el, c->fd) & EV_WRITABLE) continue; /* the writable handler owns it */
-        if (client_write(c) == -1) continue;
-        after_write(c);
-    }
-}
-
 size_t client_memory_usage(const client *c) {
     size_t m = sizeof *c + c->qcap + c->out.cap + c->argv_cap * sizeof(span) +
                c->parser.argv_cap * sizeof(resp_arg) + (size_t)c->mcap * sizeof(multi_cmd);
@@ -706,7 +667,7 @@ size_t client_info_line(client *c, char *buf, size_t cap) {
                      (long long)((now - c->ctime_ms) / 1000), (long long)((now - c->last_interaction_ms) / 1000), flags,
                      c->db ? c->db->id : 0, subs.channels, subs.patterns, subs.shard,
                      (c->flags & CF_MULTI) ? c->mcount : -1, c->input_left ? c->input_left : c->qlen - c->qpos,
-                     c->qcap - c->qlen, c->out.cap, (size_t)c->out_peak, c->out.used, client_memory_usage(c),
+                     c->qcap - c->qlen, c->out.cap, (size_t)c->out_peak, client_out_used(c), client_memory_usage(c),
                      (c->fd >= 0 && (ev_get_mask(srv.el, c->fd) & EV_WRITABLE)) ? "rw" : "r",
                      c->lastcmd ? c->lastcmd->fullname : "NULL", client_user_name ? client_user_name(c) : "default",
                      tracking_client_redirect(c), c->resp, c->lib_name ? c->lib_name : "",

@@ -31,7 +31,8 @@ static client *largest(size_t *total) {
     *total = 0;
     for (client *c = srv.clients; c; c = c->next) {
         if (c->flags & (CF_FAKE | CF_CLOSE_ASAP)) continue;
-        size_t m = client_memory_usage(c);
+        /* values referenced by unsent replies count as if copied (outbuf.h) */
+        size_t m = client_memory_usage(c) + c->out_ref_bytes;
         *total += m;
         if (!(c->flags & CF_NO_EVICT) && m > big_mem) {
             big = c;

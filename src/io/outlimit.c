@@ -49,7 +49,7 @@ static int soft_limit_breached(client *c, const cob_limit *lim, unsigned long lo
 }
 
 int client_output_over_limits_extra(client *c, size_t extra) {
-    unsigned long long staged = (unsigned long long)ring_used(&c->out) + extra;
+    unsigned long long staged = (unsigned long long)client_out_used(c) + extra;
     unsigned long long used = staged > OUTPUT_STATIC_ALLOWANCE ? staged - OUTPUT_STATIC_ALLOWANCE : 0;
     const cob_limit *lim = &srv.cfg.cob[client_output_class(c)];
     int breach = (lim->hard && used >= lim->hard) || (used > 0 && client_auth_required(c));

@@ -6,6 +6,7 @@
 #include "reply.h"
 #include "client_evict.h"
 #include "command.h"
+#include "outbuf.h"
 #include "outlimit.h"
 #include "server.h"
 #include "util.h"
@@ -110,6 +111,20 @@ void reply_help(client *c, const char *const *lines) {
     reply_array(c, n);
     for (long i = 0; i < n; i++) reply_status(c, lines[i]);
 }
+void reply_bulk_value(client *c, dnode *n) {
+    const char *p = dn_val(n);
+    size_t len = dn_vlen(n);
+    if (muted(c) || len < OUTBUF_REF_MIN) {
+        reply_bulk(c, p, len);
+        return;
+    }
+    reply_prefixed_ll(c, '$', (long long)len);
+    int r = outbuf_stage_ref(c, n, p, len);
+    if (r < 0) return; /* closed by its output limit */
+    if (r == 0) stage(c, p, len);
+    stage(c, "\r\n", 2);
+}
+
 void reply_bulk_cstr(client *c, const char *s) { reply_bulk(c, s, strlen(s)); }
 
 void reply_bulk_ll(client *c, long long v) {

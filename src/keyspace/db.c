@@ -212,7 +212,9 @@ dnode *db_lookup_read_notouch(db *d, const char *key, size_t klen, int notify) {
 
 dnode *db_lookup_write(db *d, const char *key, size_t klen) {
     dnode *n = db_lookup(d, key, klen);
-    if (n && !srv.no_touch) evict_touch(n);
+    if (!n) return NULL;
+    dn_prepare_change(n); /* the caller may write the value in place */
+    if (!srv.no_touch) evict_touch(n);
     return n;
 }
 
@@ -241,6 +243,7 @@ dnode *db_set_string(db *d, const char *key, size_t klen, const char *val, size_
         }
         if (old->type == OBJ_STRING && dn_vlen(old) == vlen && has_exp == !!(old->flags & DN_EXPIRE)) {
             /* same shape: overwrite in place, no allocation */
+            dn_prepare_change(old);
             memcpy(dn_val(old), val, vlen);
             if (has_exp) dn_set_expire_field(old, expire_ms);
             old->flags &= DN_EXPIRE | DN_WIDE;
@@ -411,7 +414,7 @@ dnode *db_copy_node(const dnode *n, const char *key, size_t klen) {
     m->type = n->type;
     m->enc = n->enc;
     m->lru = n->lru;
-    m->flags |= n->flags & ~(DN_EXPIRE | DN_WIDE);
+    m->flags |= n->flags & ~DN_SHAPE_FLAGS;
     if (exp) dn_set_expire_field(m, dn_expire(n));
     memcpy(dn_key(m), key, klen);
     if (n->type != OBJ_STRING && hooks[n->type].dup_fn) {

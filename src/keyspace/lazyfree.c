@@ -160,6 +160,7 @@ void lazyfree_free_dict(dict *d) {
         zfree(d);
         return;
     }
+    if (dn_unpin_all_hook) dn_unpin_all_hook(); /* no reply may point into what the thread frees */
     enqueue(-1, d, n);
 }
 

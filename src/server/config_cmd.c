@@ -44,15 +44,16 @@ static int span_eq_span_nocase(span a, span b) {
     return a.len == b.len && strncasecmp(a.p, b.p, a.len) == 0;
 }
 
-/* Value as CONFIG GET shows it: `dir` is absolute, like Redis's getcwd(). */
+/* Value as CONFIG GET shows it: `dir` is the working directory, as
+ * Redis's getcwd() (the server has changed into it: a relative setting
+ * read back would name a directory below it). */
 static char *value_for_get(int i) {
     char *v = config_get(&srv.cfg, i);
     if (!strcmp(config_name(config_real(i)), "dir")) {
-        char *abs = realpath(v, NULL);
-        if (abs) {
+        char cwd[PATH_MAX];
+        if (getcwd(cwd, sizeof cwd)) {
             zfree(v);
-            v = zstrdup(abs);
-            free(abs);
+            v = zstrdup(cwd);
         }
     }
     return v;

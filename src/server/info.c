@@ -204,7 +204,7 @@ static void sec_clients(sbuf *b) {
         if (c->flags & CF_FAKE) continue;
         n++;
         if (c->qcap > max_in) max_in = c->qcap;
-        size_t out = c->out_peak > ring_used(&c->out) ? (size_t)c->out_peak : ring_used(&c->out);
+        size_t out = c->out_peak > client_out_used(c) ? (size_t)c->out_peak : client_out_used(c);
         if (out > max_out) max_out = out;
     }
     sb_addf(b,

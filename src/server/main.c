@@ -15,6 +15,7 @@
 #include "metrics.h"
 #include "migrate.h"
 #include "notify.h"
+#include "outbuf.h"
 #include "outlimit.h"
 #include "persist.h"
 #include "registry.h"
@@ -71,6 +72,7 @@ static void clients_cron(void) {
         }
         client_check_output_limits_cron(c);
         client_cron_qbuf(c);
+        outbuf_cron(c);
         client_cron_argv(c);
     }
 }

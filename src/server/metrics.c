@@ -142,7 +142,7 @@ static void render_metrics(sbuf *b) {
     for (client *c = srv.clients; c; c = c->next) {
         if (c->flags & CF_FAKE) continue;
         nclients++;
-        uint64_t used = ring_used(&c->out);
+        uint64_t used = client_out_used(c);
         if (c->out_peak > high_water) high_water = c->out_peak;
         if (used > high_water) high_water = used;
     }

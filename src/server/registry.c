@@ -19,6 +19,7 @@
 #include "dict.h"
 #include "evict.h"
 #include "notify.h"
+#include "outbuf.h"
 #include "pause.h"
 #include "persist.h"
 #include "propagate.h"
@@ -62,6 +63,7 @@ void registry_hooks(void) {
     db_set_key_gone_hook(prop_key_gone);
     db_set_event_hook(notify_db_event);
     client_write_barrier = aof_write_barrier;
+    outbuf_init();
     pause_set_script_hook(script_cmd_may_write);
     repl_script_declares_write = script_declares_write;
     debug_replicate = repl_debug_replicate;
