@@ -43,7 +43,7 @@ static void check_ranges(const ferry_config *c) {
     for (int i = 0; i < COB_CLASSES; i++)
         if (c->cob[i].soft_seconds < 0) abort();
     if (!c->logfile || !c->dir || !c->dir[0]) abort();
-    if (c->requirepass && !c->requirepass[0]) abort();
+    if (!c->requirepass != !c->requirepass_len || !c->masterauth != !c->masterauth_len) abort();
 }
 
 static void check_round_trip(const ferry_config *c) {

@@ -134,8 +134,9 @@ const char *acl_client_username(const client *c);
 int acl_authenticate(client *c, span user, span pass);
 /* RESET: back to the default user, authenticated if it has nopass. */
 void acl_client_reset_auth(client *c);
-/* Keep the default user's password in step with CONFIG SET requirepass. */
-void acl_set_requirepass(const char *pass);
+/* Keep the default user's password in step with CONFIG SET requirepass
+ * (n bytes, NULs included, as Redis hashes them; n = 0: nopass). */
+void acl_set_requirepass(const char *pass, size_t n);
 
 /* ---- checks (acl.c) */
 /* May u run cmd with argv? ACL_OK or a reason; *errpos: the argv index of

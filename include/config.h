@@ -26,7 +26,13 @@ typedef struct ferry_config {
     char *bind[CONFIG_MAX_BIND];
     int bind_count;
     int protected_mode;
-    char *requirepass;              /* NULL = none */
+    /* requirepass and masterauth are binary-safe, as Redis's: their bytes
+     * may hold NULs, so the length is kept beside them (the bytes are
+     * NUL-terminated too). NULL (length 0) = none. */
+    char *requirepass;
+    size_t requirepass_len;
+    char *masterauth;
+    size_t masterauth_len;
     long long maxclients;
     long long timeout;              /* seconds, 0 = never */
     int tcp_keepalive;

@@ -49,12 +49,31 @@ char *config_rewrite_lines(const ferry_config *cfg, int i, int *is_default);
 char *config_repr(const char *s);
 /* Frees an argument vector from config_split_args (strings and vector). */
 void config_free_args(int argc, char **argv);
+/* Entry i holds bytes (requirepass, masterauth): its canonical text is
+ * escaped (config_bin.c), and config_parse takes that escaped text. */
+int config_is_binary(int i);
+
+/* ---- config_bin.c: the escaped canonical text of binary entries */
+struct sbuf;
+/* Appends len bytes escaped: NUL as "\0", backslash as "\\". */
+void config_bin_append(struct sbuf *b, const char *p, size_t len);
+/* len bytes as escaped canonical text (zmalloc'd). */
+char *config_bin_encode(const char *p, size_t len);
+/* Unescapes s in place (NUL-terminated after the bytes); the byte count. */
+size_t config_bin_decode(char *s);
+/* The one escaped spelling of an escaped text (zmalloc'd). */
+char *config_bin_canon(const char *text);
+/* Stores the bytes of canon in *p / *len, freeing the old ones (NULL, 0 if empty). */
+void config_bin_store(char **p, size_t *len, const char *canon);
 
 /* ---- config_load.c: lines and files */
 /* Splits a config line with redis.conf's rules (splitargs.h; a "\x00"
  * escape is refused). 0 and a zmalloc'd vector of zmalloc'd strings, or -1
  * on unbalanced quotes. */
 int config_split_args(const char *line, int *argc_out, char ***argv_out);
+/* The same with "\x00" allowed: *lens_out (zmalloc'd) holds each token's
+ * length (the tokens are still NUL-terminated after their bytes). */
+int config_split_args_bin(const char *line, int *argc_out, char ***argv_out, size_t **lens_out);
 /* Loads config text on top of cfg (call config_defaults first). On error
  * returns -1 with a Redis-style explanation (several lines) in err. */
 int config_load_string(ferry_config *cfg, const char *text, char *err, size_t errlen);

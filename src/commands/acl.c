@@ -38,7 +38,8 @@ static struct {
     acl_user **users;
     int nusers, cap;
     acl_user *def;
-    char *requirepass_seen;     /* the requirepass last mirrored into default */
+    char *requirepass_seen;     /* the requirepass last mirrored into default (bytes) */
+    size_t requirepass_seen_len;
     acl_user *dead;             /* see dead_user() */
     long long denied[5];        /* INFO acl_access_denied_*, by ACL_DENIED_* */
 } A;
@@ -186,23 +187,27 @@ void acl_init(void) {
 
 /* ------------------------------------------------------------ users */
 
+/* requirepass is binary-safe: its bytes are compared and hashed whole. */
 static void sync_requirepass(void) {
     const char *rp = srv.cfg.requirepass ? srv.cfg.requirepass : "";
-    if (A.requirepass_seen && !strcmp(A.requirepass_seen, rp)) return;
+    size_t n = srv.cfg.requirepass_len;
+    if (A.requirepass_seen && A.requirepass_seen_len == n && !memcmp(A.requirepass_seen, rp, n)) return;
     int first = A.requirepass_seen == NULL;
     zfree(A.requirepass_seen);
-    A.requirepass_seen = zstrdup(rp);
-    if (first && !rp[0]) return; /* start-up without requirepass: default stays nopass */
-    acl_set_requirepass(rp);
+    A.requirepass_seen = zmalloc(n + 1);
+    memcpy(A.requirepass_seen, rp, n + 1);
+    A.requirepass_seen_len = n;
+    if (first && !n) return; /* start-up without requirepass: default stays nopass */
+    acl_set_requirepass(rp, n);
 }
 
-void acl_set_requirepass(const char *pass) {
+void acl_set_requirepass(const char *pass, size_t n) {
     acl_user_set(A.def, "resetpass", 9);
-    if (pass[0]) {
-        size_t n = strlen(pass);
+    if (n) {
         char *op = zmalloc(n + 2);
         op[0] = '>';
-        memcpy(op + 1, pass, n + 1);
+        memcpy(op + 1, pass, n);
+        op[n + 1] = '\0';
         acl_user_set(A.def, op, n + 1);
         zfree(op);
     } else {

@@ -149,7 +149,7 @@ void client_set_db(client *c, int id) { c->db = db_get(id); }
 int client_auth_required(const client *c) {
     if (c->flags & CF_AUTHENTICATED) return 0;
     if (client_initial_flags) return !(client_initial_flags() & CF_AUTHENTICATED);
-    return srv.cfg.requirepass && srv.cfg.requirepass[0];
+    return srv.cfg.requirepass != NULL; /* NULL = none; a binary one may start with a NUL */
 }
 
 void client_mark_pending(client *c) {

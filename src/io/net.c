@@ -151,7 +151,7 @@ static void accept_handler(evloop *el, int fd, void *data, int mask) {
             refuse(cfd, err, sizeof err - 1);
             continue;
         }
-        if (protected_mode_refuses(srv.cfg.protected_mode, srv.cfg.requirepass && srv.cfg.requirepass[0], &sa)) {
+        if (protected_mode_refuses(srv.cfg.protected_mode, srv.cfg.requirepass != NULL, &sa)) {
             srv.next_client_id++; /* Redis creates the client before refusing it */
             refuse(cfd, PROTECTED_MODE_DENIED, PROTECTED_MODE_DENIED_LEN);
             continue;

@@ -129,13 +129,36 @@ static int send_all(const char *p, size_t n) {
     return 0;
 }
 
-static int send_command(int argc, const char **argv) {
+/* argv[i] is lens[i] bytes (NULs allowed: masterauth is binary-safe), or
+ * a C string when lens is NULL. */
+static int send_argv(int argc, const char **argv, const size_t *lens) {
     sbuf b = {0};
     sb_addf(&b, "*%d\r\n", argc);
-    for (int i = 0; i < argc; i++) sb_addf(&b, "$%zu\r\n%s\r\n", strlen(argv[i]), argv[i]);
+    for (int i = 0; i < argc; i++) {
+        size_t n = lens ? lens[i] : strlen(argv[i]);
+        sb_addf(&b, "$%zu\r\n", n);
+        sb_add(&b, argv[i], n);
+        sb_add(&b, "\r\n", 2);
+    }
     int rc = send_all(b.p, b.len);
     zfree(b.p);
     return rc;
+}
+
+static int send_command(int argc, const char **argv) { return send_argv(argc, argv, NULL); }
+
+/* AUTH [masteruser] masterauth, the password's bytes whole. 1 if sent
+ * (rc: the send failed), 0 when there is no masterauth. */
+static int send_auth(int *rc) {
+    if (!srv.cfg.masterauth) return 0;
+    char *user = config_get_by_name(&srv.cfg, "masteruser");
+    const char *pass = srv.cfg.masterauth;
+    size_t plen = srv.cfg.masterauth_len;
+    const char *a3[] = {"AUTH", user, pass}, *a2[] = {"AUTH", pass};
+    size_t l3[] = {4, strlen(user), plen}, l2[] = {4, plen};
+    *rc |= user[0] ? send_argv(3, a3, l3) : send_argv(2, a2, l2);
+    zfree(user);
+    return 1;
 }
 
 /* One reply line from the socket into line (without CRLF): 1, 0 if
@@ -165,16 +188,13 @@ static int read_line(char *line, size_t cap) {
 static void on_readable(evloop *el, int fd, void *data, int mask);
 
 static void send_replconfs(void) {
-    char *user = config_get_by_name(&srv.cfg, "masteruser"), *pass = config_get_by_name(&srv.cfg, "masterauth");
     char port[16], *ip = config_get_by_name(&srv.cfg, "replica-announce-ip");
     long long aport = config_ll("replica-announce-port");
     snprintf(port, sizeof port, "%lld", aport ? aport : srv.cfg.port);
     rs.pending_replies = 0;
     rs.auth_reply_next = 0;
     int rc = 0;
-    if (pass && pass[0]) {
-        const char *a3[] = {"AUTH", user, pass}, *a2[] = {"AUTH", pass};
-        rc |= user && user[0] ? send_command(3, a3) : send_command(2, a2);
+    if (send_auth(&rc)) {
         rs.pending_replies++;
         rs.auth_reply_next = 1;
     }
@@ -189,8 +209,6 @@ static void send_replconfs(void) {
     const char *capa[] = {"REPLCONF", "capa", "eof", "capa", "psync2"};
     rc |= send_command(5, capa);
     rs.pending_replies++;
-    zfree(user);
-    zfree(pass);
     zfree(ip);
     if (rc) link_failed("Error sending the replication handshake to MASTER");
     else rs.link = LINK_RECV_REPLIES;
@@ -328,7 +346,9 @@ static void handshake_reply(const char *line) {
         return;
     case LINK_RECV_REPLIES:
         if (line[0] == '-' && rs.auth_reply_next) {
-            fail_with("Unable to AUTH to MASTER", line);
+            char why[400];
+            snprintf(why, sizeof why, "Unable to AUTH to MASTER: %.300s", line); /* Redis's words, unquoted */
+            link_failed(why);
             return;
         }
         if (line[0] == '-') server_log(LOG_NOTICE_, "(Non critical) Master does not understand REPLCONF: %.300s", line);

@@ -520,12 +520,17 @@ static void fld_set(ferry_config *c, int f, unsigned long long v) {
 
 static char **fld_str(ferry_config *c, int f) {
     switch (f) {
-    case F_REQUIREPASS: return &c->requirepass;
     case F_PIDFILE: return &c->pidfile;
     case F_LOGFILE: return &c->logfile;
     case F_DIR: return &c->dir;
     default: return NULL;
     }
+}
+
+/* A binary entry's bytes and length (config.h: NULL and 0 when empty). */
+static char **fld_bin(ferry_config *c, int f, size_t **len) {
+    *len = f == F_REQUIREPASS ? &c->requirepass_len : &c->masterauth_len;
+    return f == F_REQUIREPASS ? &c->requirepass : &c->masterauth;
 }
 
 /* Appends entry r's current value in canonical form. */
@@ -537,8 +542,12 @@ static void value_of(const ferry_config *c, int r, sbuf *b) {
         return;
     }
     char **s = fld_str((ferry_config *)c, d->fld);
+    size_t *len;
     if (s) {
         if (*s) sb_adds(b, *s);
+    } else if (d->type == CT_BIN) {
+        s = fld_bin((ferry_config *)c, d->fld, &len);
+        config_bin_append(b, *s, *len);
     } else if (d->fld == F_BIND) {
         for (int i = 0; i < c->bind_count; i++) {
             if (i) sb_addc(b, ' ');
@@ -621,6 +630,7 @@ int config_real(int i) { return real_index(i); }
 unsigned config_flags(int i) { return defs[real_index(i)].flags; }
 const char *config_default(int i) { return defs[real_index(i)].def; }
 int config_is_multiarg(int i) { return is_multiarg(defs[real_index(i)].type); }
+int config_is_binary(int i) { return defs[real_index(i)].type == CT_BIN; }
 int config_is_stored(int i) { return defs[real_index(i)].fld == NOF && !(defs[real_index(i)].flags & CFG_READ); }
 
 /* Exact, case-insensitive; includes hidden entries and aliases. */
@@ -689,6 +699,7 @@ int config_parse(const ferry_config *cur, int i, const char *val, char **canon, 
         }
         *canon = zstrdup(val);
         return 0;
+    case CT_BIN: *canon = config_bin_canon(val); return 0;
     default: return str_parse(d, val, canon, err, errlen);
     }
 }
@@ -717,6 +728,10 @@ void config_apply(ferry_config *cfg, int i, const char *canon) {
     } else if (s) {
         zfree(*s);
         *s = (*canon || d->fld == F_LOGFILE || d->fld == F_DIR) ? zstrdup(canon) : NULL;
+    } else if (d->type == CT_BIN) {
+        size_t *len;
+        s = fld_bin(cfg, d->fld, &len);
+        config_bin_store(s, len, canon);
     } else if (d->fld == F_BIND) {
         char **tok;
         int n = split_blanks(canon, &tok);
@@ -757,11 +772,12 @@ void config_defaults(ferry_config *cfg) {
 void config_free(ferry_config *cfg) {
     for (int k = 0; k < cfg->bind_count; k++) zfree(cfg->bind[k]);
     cfg->bind_count = 0;
-    char **strs[] = {&cfg->requirepass, &cfg->pidfile, &cfg->logfile, &cfg->dir, &cfg->config_file};
+    char **strs[] = {&cfg->requirepass, &cfg->masterauth, &cfg->pidfile, &cfg->logfile, &cfg->dir, &cfg->config_file};
     for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++) {
         zfree(*strs[k]);
         *strs[k] = NULL;
     }
+    cfg->requirepass_len = cfg->masterauth_len = 0;
 }
 
 static void mem_human(sbuf *b, unsigned long long v) {
@@ -808,6 +824,11 @@ char *config_rewrite_lines(const ferry_config *cfg, int i, int *is_default) {
         config_free_args(n, tok);
     } else if (d->type == CT_COB) {
         cob_lines(&b, cfg->cob, 1);
+    } else if (d->type == CT_BIN) {
+        sb_adds(&b, d->name);
+        sb_addc(&b, ' ');
+        sb_repr(&b, v.p, config_bin_decode(v.p)); /* "\x00" for a NUL, as Redis writes it */
+        sb_addc(&b, '\n');
     } else if (d->type == CT_REPLOF) {
         if (v.len) {
             sb_adds(&b, "replicaof ");

@@ -44,16 +44,19 @@ static int span_eq_span_nocase(span a, span b) {
     return a.len == b.len && strncasecmp(a.p, b.p, a.len) == 0;
 }
 
-/* Value as CONFIG GET shows it: `dir` is the working directory, as
- * Redis's getcwd() (the server has changed into it: a relative setting
- * read back would name a directory below it). */
-static char *value_for_get(int i) {
+/* Value as CONFIG GET shows it (*len bytes): `dir` is the working
+ * directory, as Redis's getcwd() (the server has changed into it: a
+ * relative setting read back would name a directory below it); a binary
+ * entry's bytes are unescaped. */
+static char *value_for_get(int i, size_t *len) {
     char *v = config_get(&srv.cfg, i);
+    *len = config_is_binary(i) ? config_bin_decode(v) : strlen(v);
     if (!strcmp(config_name(config_real(i)), "dir")) {
         char cwd[PATH_MAX];
         if (getcwd(cwd, sizeof cwd)) {
             zfree(v);
             v = zstrdup(cwd);
+            *len = strlen(v);
         }
     }
     return v;
@@ -82,9 +85,10 @@ static void config_get_cmd(client *c) {
     }
     reply_map(c, m);
     for (int k = 0; k < m; k++) {
-        char *v = value_for_get(idx[k]);
+        size_t len;
+        char *v = value_for_get(idx[k], &len);
         reply_bulk(c, names[k].p, names[k].len);
-        reply_bulk_cstr(c, v);
+        reply_bulk(c, v, len);
         zfree(v);
     }
     zfree(idx);
@@ -252,9 +256,10 @@ static void config_set_cmd(client *c) {
     for (int k = 0; k < n; k++) {
         span v = c->argv[3 + 2 * k];
         const char *cname = config_name(idx[k]);
-        char *val = zstrndup(v.p, v.len);
-        int rc = span_has_nul(v) ? (snprintf(err, sizeof err, "argument contains a NUL byte"), -1)
-                                 : config_parse(&srv.cfg, idx[k], val, &canon[k], err, sizeof err);
+        int bin = config_is_binary(idx[k]); /* requirepass, masterauth: the bytes, escaped */
+        char *val = bin ? config_bin_encode(v.p, v.len) : zstrndup(v.p, v.len);
+        int rc = !bin && span_has_nul(v) ? (snprintf(err, sizeof err, "argument contains a NUL byte"), -1)
+                                         : config_parse(&srv.cfg, idx[k], val, &canon[k], err, sizeof err);
         zfree(val);
         if (rc == 0) rc = set_precheck(idx[k], &canon[k], err, sizeof err);
         if (rc) {
@@ -324,12 +329,14 @@ static char *rewrite_text(const char *old, int force_all) {
         const char *nl = strchr(p, '\n');
         size_t len = nl ? (size_t)(nl - p) : strlen(p);
         char *line = zstrndup(p, len), *t = zstrdup(line), **argv;
+        size_t *lens;
         int argc, i = -1, isdef;
         config_trim(t);
         if (!strcmp(t, REWRITE_HEADER)) header = 1;
-        if (t[0] && t[0] != '#' && config_split_args(t, &argc, &argv) == 0) {
+        if (t[0] && t[0] != '#' && config_split_args_bin(t, &argc, &argv, &lens) == 0) { /* `requirepass "\x00"` too */
             if (argc > 0) i = config_lookup(argv[0], strlen(argv[0]));
             config_free_args(argc, argv);
+            zfree(lens);
         }
         if (i < 0 && is_user_line(t)) {
             if (next_user < nusers) sb_adds(&out, users[next_user++]);

@@ -30,30 +30,46 @@
 /* ------------------------------------------------------------ strings */
 
 /* Splits a copy of the line in place, a batch of tokens at a time, and
- * copies each token out. */
-int config_split_args(const char *line, int *argc_out, char ***argv_out) {
-    size_t len = strlen(line), pos = 0;
+ * copies each token out (with its length when lens_out is not NULL; a
+ * "\x00" escape is an error when it is). */
+static int split_line(const char *line, int *argc_out, char ***argv_out, size_t **lens_out) {
+    size_t len = strlen(line), pos = 0, *lens = NULL;
     char *buf = zstrndup(line, len);
     int argc = 0, cap = 0;
     char **argv = NULL;
     ssize_t n;
     do {
         splitargs_span tok[16];
-        n = splitargs(buf, len, &pos, SPLITARGS_NO_NUL_ESCAPE, tok, sizeof tok / sizeof tok[0]);
+        n = splitargs(buf, len, &pos, lens_out ? 0 : SPLITARGS_NO_NUL_ESCAPE, tok, sizeof tok / sizeof tok[0]);
         if (n > 0 && argc + (int)n > cap) {
             cap = 2 * cap + (int)n;
             argv = zrealloc(argv, sizeof(char *) * (size_t)cap);
+            lens = zrealloc(lens, sizeof(size_t) * (size_t)cap);
         }
-        for (ssize_t k = 0; k < n; k++) argv[argc++] = zstrndup(buf + tok[k].off, tok[k].len);
+        for (ssize_t k = 0; k < n; k++) {
+            lens[argc] = tok[k].len;
+            argv[argc++] = zstrndup(buf + tok[k].off, tok[k].len);
+        }
     } while (n > 0 && pos < len);
     zfree(buf);
     if (n < 0) {
         config_free_args(argc, argv);
+        zfree(lens);
         return -1;
     }
     *argc_out = argc;
     *argv_out = argv ? argv : zmalloc(sizeof(char *));
+    if (lens_out) *lens_out = lens ? lens : zmalloc(sizeof(size_t));
+    else zfree(lens);
     return 0;
+}
+
+int config_split_args(const char *line, int *argc_out, char ***argv_out) {
+    return split_line(line, argc_out, argv_out, NULL);
+}
+
+int config_split_args_bin(const char *line, int *argc_out, char ***argv_out, size_t **lens_out) {
+    return split_line(line, argc_out, argv_out, lens_out);
 }
 
 /* Redis trims each line of " \t\r\n" before splitting it. */
@@ -191,8 +207,18 @@ static char *join_args(int argc, char **argv) {
     return b.p;
 }
 
+/* A NUL byte ("\x00") is data only in the value of a binary directive
+ * (requirepass, masterauth); elsewhere the line is refused as before. */
+static int nul_refused(int argc, char **argv, const size_t *lens) {
+    int i = config_lookup(argv[0], strlen(argv[0]));
+    for (int k = 0; k < argc; k++)
+        if (lens[k] != strlen(argv[k]) && !(k == 1 && argc == 2 && i >= 0 && config_is_binary(i))) return 1;
+    return 0;
+}
+
 /* One directive. 0 ok, -1 error explained in why, -2 error already in x->err. */
-static int do_directive(loadctx *x, int argc, char **argv, const char *src, int line, char *why, size_t wlen) {
+static int do_directive(loadctx *x, int argc, char **argv, const size_t *lens, const char *src, int line, char *why,
+                        size_t wlen) {
     int rc;
     if (special_directive(x, argc, argv, src, line, why, wlen, &rc)) return rc;
     int i = config_lookup(argv[0], strlen(argv[0]));
@@ -205,7 +231,8 @@ static int do_directive(loadctx *x, int argc, char **argv, const char *src, int 
         snprintf(why, wlen, "wrong number of arguments");
         return -1;
     }
-    char *val = multi ? join_args(argc - 1, argv + 1) : zstrdup(argv[1]);
+    char *val = multi ? join_args(argc - 1, argv + 1)
+                : config_is_binary(i) ? config_bin_encode(argv[1], lens[1]) : zstrdup(argv[1]);
     char *canon = NULL;
     rc = config_parse(x->cfg, i, val, &canon, why, wlen);
     zfree(val);
@@ -231,16 +258,23 @@ static int load_line(loadctx *x, char *line, const char *src, int lineno, int of
     char why[1024];
     int argc, rc;
     char **argv;
-    if (config_split_args(line, &argc, &argv) == -1) {
+    size_t *lens;
+    if (config_split_args_bin(line, &argc, &argv, &lens) == -1) {
         snprintf(why, sizeof why, "Unbalanced quotes in configuration line");
         rc = -1;
     } else {
         rc = 0;
         if (argc > 0) {
             for (char *p = argv[0]; *p; p++) *p = (char)tolower((unsigned char)*p);
-            rc = do_directive(x, argc, argv, src, lineno, why, sizeof why);
+            if (nul_refused(argc, argv, lens)) {
+                snprintf(why, sizeof why, "Unbalanced quotes in configuration line"); /* as a "\x00" always was */
+                rc = -1;
+            } else {
+                rc = do_directive(x, argc, argv, lens, src, lineno, why, sizeof why);
+            }
         }
         config_free_args(argc, argv);
+        zfree(lens);
     }
     if (rc == -1) {
         char where[600];

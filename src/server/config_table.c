@@ -11,6 +11,7 @@
 #define M(n, d, lo, hi, f, fl)  {n, CT_MEM, fl, f, lo, hi, NULL, d}
 #define E(n, d, sp, f, fl)      {n, CT_ENUM, fl, f, 0, 0, sp, d}
 #define S(n, d, f, fl)          {n, CT_STR, fl, f, 0, 0, NULL, d}
+#define BS(n, f, fl)            {n, CT_BIN, fl, f, 0, 0, NULL, ""}  /* binary-safe, default "" */
 #define X(n, d, t, sp, f, fl)   {n, t, fl, f, 0, ULLONG_MAX, sp, d}
 #define AL(n, target)           {n, CT_ALIAS, NOF, 0, 0, 0, target, NULL}
 #define SHUT "default=0 save=1 nosave=2 now=4 force=8"
@@ -112,7 +113,7 @@ const cdef config_defs[] = {
     E("loglevel", "notice", "debug verbose notice warning !nothing", 0, F_LOGLEVEL),
     B("lua-enable-deprecated-api", "no", IMM | HID, NOF),
     AL("lua-time-limit", "busy-reply-threshold"),
-    S("masterauth", "", 0, NOF),
+    BS("masterauth", 0, F_MASTERAUTH),
     S("masteruser", "", 0, NOF),
     I("maxclients", "10000", 1, 4294967295LL, 0, F_MAXCLIENTS),
     M("maxmemory", "0", 0, ULLONG_MAX, 0, F_MAXMEMORY),
@@ -161,7 +162,7 @@ const cdef config_defs[] = {
     B("replica-read-only", "yes", 0, F_REPLICA_RO),
     B("replica-serve-stale-data", "yes", 0, F_REPLICA_STALE),
     X("replicaof", "", CT_REPLOF, NULL, IMM, NOF),
-    S("requirepass", "", 0, F_REQUIREPASS),
+    BS("requirepass", 0, F_REQUIREPASS),
     E("sanitize-dump-payload", "no", "no yes clients", 0, NOF),
     X("save", "3600 1 300 100 60 10000", CT_SAVE, NULL, RD, NOF),
     S("server_cpulist", "", IMM, NOF),

@@ -700,10 +700,13 @@ Test(client, batched_window_stops_at_protocol_error) {
 
 Test(client, batched_window_with_authentication) {
     char *saved = srv.cfg.requirepass;
+    size_t saved_len = srv.cfg.requirepass_len;
     srv.cfg.requirepass = "pw";
+    srv.cfg.requirepass_len = 2;
     static const char *const reqs[] = {"SET a 1", "GET a", "AUTH pw", "SET a 1", "GET a", NULL};
     buf b = check_batched(reqs);
     srv.cfg.requirepass = saved;
+    srv.cfg.requirepass_len = saved_len;
     static const char want[] = "-NOAUTH Authentication required.\r\n-NOAUTH Authentication required.\r\n"
                                "+OK\r\n+OK\r\n$1\r\n1\r\n";
     cr_assert(b.len == sizeof want - 1 && memcmp(b.p, want, b.len) == 0, "%.*s", (int)b.len, b.p);

@@ -189,6 +189,48 @@ Test(config, last_value_wins) {
     config_free(&c);
 }
 
+/* requirepass and masterauth keep their bytes whole, NULs included
+ * (Redis 7.0.15 loads `requirepass "abc\x00def"` as 7 bytes); a "\x00"
+ * anywhere else is still refused. */
+Test(config, binary_passwords) {
+    ferry_config c;
+    load_ok(&c, "requirepass \"abc\\x00def\"\nmasterauth \"\\x00a\\\\0\"\n");
+    cr_assert_eq(c.requirepass_len, 7);
+    cr_assert(!memcmp(c.requirepass, "abc\0def", 8));
+    cr_assert_eq(c.masterauth_len, 4);
+    cr_assert(!memcmp(c.masterauth, "\0a\\0", 5));
+    char *v = config_get(&c, config_lookup("masterauth", 10));
+    cr_assert_str_eq(v, "\\0a\\\\0", "escaped canonical text");
+    int isdef;
+    char *lines = config_rewrite_lines(&c, config_lookup("requirepass", 11), &isdef);
+    cr_assert_str_eq(lines, "requirepass \"abc\\x00def\"\n", "written as Redis writes it");
+    cr_assert_eq(isdef, 0);
+    zfree(lines);
+    zfree(v);
+    config_free(&c);
+    load_ok(&c, "requirepass \"\\x00\"\nmasterauth \"\"\n");
+    cr_assert_eq(c.requirepass_len, 1, "a lone NUL is a password");
+    cr_assert_null(c.masterauth);
+    config_free(&c);
+    load_err("dbfilename \"a\\x00b\"", "Unbalanced quotes in configuration line");
+    load_err("requirepass a \"\\x00\"", "Unbalanced quotes in configuration line");
+    load_err("user bob on \">a\\x00b\"", "Unbalanced quotes in configuration line");
+}
+
+/* The escape is decoded leniently and re-encoded to one spelling. */
+Test(config, binary_canonical_text) {
+    char s[] = "a\\0b\\\\c\\x\\";
+    size_t n = config_bin_decode(s);
+    cr_assert_eq(n, 8);
+    cr_assert(!memcmp(s, "a\0b\\c\\x\\", 9));
+    char *e = config_bin_encode(s, n);
+    cr_assert_str_eq(e, "a\\0b\\\\c\\\\x\\\\");
+    char *again = config_bin_canon("a\\0b\\\\c\\x\\");
+    cr_assert_str_eq(again, e);
+    zfree(e);
+    zfree(again);
+}
+
 Test(config, memory_units) {
     ferry_config c;
     struct { const char *in; unsigned long long want; } t[] = {
