@@ -48,6 +48,9 @@
 
 #define READ_CHUNK (16 * 1024)
 #define SHARED_QBUF (64 * 1024)
+#define BIG_BULK (8 * 1024)         /* a bulk this long sizes the reads that complete it (read_room) */
+#define BIG_BULK_BATCH 4            /* ... for this many such requests */
+#define BIG_BULK_ALONE (1024 * 1024) /* a bulk this long gets a buffer of its own size */
 #define PASS_OUTPUT_BUDGET (1024 * 1024) /* reply bytes one pass over a client's input may stage */
 #define ARGV_INITIAL 8
 #define ARGV_SHRINK 1024            /* argument arrays larger than this shrink when idle */
@@ -549,17 +552,34 @@ void client_cron_argv(client *c) {
     }
 }
 
-/* The free space the next read into c's query buffer should have. A
- * request cut by a read boundary is completed by reads into the client's
- * own buffer; with a few KB of room each, a pipeline of 16 KB values was
- * read (and answered) one request per system call. So the room is one
- * shared buffer's worth, and at least what the bulk being received still
- * needs: a big argument arrives in as few reads as the socket allows, into
- * a buffer sized once for it, never re-read or re-scanned. */
-static size_t read_room(const client *c) {
+/* Room for the next read into c's own query buffer. A request cut by a
+ * read boundary is completed by reads into the client's buffer. With a
+ * few KB of room each, a pipeline of 16 KB values was read (and answered)
+ * one request per system call; with room for just one more request, each
+ * read ends inside the next one, whose part is moved to the front before
+ * the next read: another copy of most of every request. So while a bulk of
+ * BIG_BULK or more arrives, the buffer has room for a few such requests
+ * (BIG_BULK_BATCH), then a read brings several of them and a move happens
+ * once per several requests. A bulk above BIG_BULK_ALONE is read into a
+ * buffer sized exactly for what it still needs (one allocation, one read
+ * per socket buffer's worth, never re-scanned). *min is the room below
+ * which the buffer is first compacted or grown. */
+static size_t read_room(const client *c, size_t *min) {
     size_t end = resp_parse_bulk_end(&c->parser), have = c->qlen - c->qpos;
     size_t need = end > have ? end - have : 0;
-    return need > SHARED_QBUF ? need : SHARED_QBUF;
+    long long bulk = c->parser.bulk_len;
+    *min = need > READ_CHUNK ? need : READ_CHUNK;
+    if (bulk < BIG_BULK) return READ_CHUNK;
+    if (bulk > BIG_BULK_ALONE) return *min;
+    size_t batch = BIG_BULK_BATCH * ((size_t)bulk + 64);
+    return batch > *min ? batch : *min;
+}
+
+/* A client whose query buffer grew for big requests keeps reading into it
+ * (until the cron shrinks it): going through the shared buffer would copy
+ * each big request's first part once more. */
+static int reads_into_own_buffer(const client *c) {
+    return c->qlen != c->qpos || srv.script_busy || c->qcap > SHARED_QBUF;
 }
 
 static void read_failed(client *c, ssize_t n) {
@@ -569,7 +589,7 @@ static void read_failed(client *c, ssize_t n) {
 
 static void read_and_process(client *c, int fd) {
     ssize_t n;
-    if (c->qlen == c->qpos && !srv.script_busy) {
+    if (!reads_into_own_buffer(c)) {
         /* no partial request: read into the shared buffer (not while a busy
          * script's caller is still processing its own input from it) */
         n = read(fd, shared_qbuf, SHARED_QBUF);
@@ -588,11 +608,12 @@ static void read_and_process(client *c, int fd) {
         if (pos < (size_t)n) keep_tail(c, shared_qbuf, pos, (size_t)n);
         if (budget_spent) defer_input(c);
     } else {
-        size_t room = read_room(c);
-        if (c->qpos > 0 && c->qcap - c->qlen < room) keep_tail(c, c->qbuf, c->qpos, c->qlen);
-        if (c->qcap - c->qlen < room) {
+        size_t min, room = read_room(c, &min);
+        if (c->qpos > 0 && c->qcap - c->qlen < min) keep_tail(c, c->qbuf, c->qpos, c->qlen);
+        if (c->qcap - c->qlen < min) {
             size_t cap = c->qcap ? c->qcap : READ_CHUNK;
-            while (cap - c->qlen < room) cap *= 2;
+            while (cap - c->qlen < room && room <= READ_CHUNK) cap *= 2;
+            if (cap - c->qlen < room) cap = c->qlen + room;
             c->qbuf = zrealloc(c->qbuf, cap);
             c->qcap = cap;
             clients_memory_grew();
