@@ -55,6 +55,7 @@ static void fb_usage(FILE *f) {
         " -r <keyspacelen>   Random keys key:000000000000 .. keyspacelen-1 (12 digits);\n"
         "                    without -r every request uses the literal key:__rand_int__\n"
         "                    (counter:__rand_int__ for incr), like redis-benchmark.\n"
+        "                    The collection tests ignore it (one fixed key each).\n"
         " -q                 Quiet: one line per test\n"
         " --csv              CSV output (redis-benchmark's columns + p999_latency_ms)\n"
         "\n"
