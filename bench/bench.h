@@ -47,6 +47,10 @@ typedef struct fb_conns fb_conns;
 fb_conns *fb_connect_all(const fb_config *cfg);
 void fb_close_all(fb_conns *cs);
 
+/* One more connection, blocking, TCP_NODELAY (for prefills). Returns the fd,
+ * or -1 with the reason printed. */
+int fb_connect_one(const fb_config *cfg);
+
 /* Run one test over the connections. measure == 0 is a warm-up: runs for
  * `seconds` (closed loop) or rate*seconds requests (open loop) and records
  * nothing. A server that closes a connection, or sends something that is not

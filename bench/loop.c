@@ -106,12 +106,10 @@ static inline uint64_t fb_now(void) {
 
 /* ---- connections ----------------------------------------------------------- */
 
-fb_conns *fb_connect_all(const fb_config *cfg) {
-    struct addrinfo hints, *res = NULL, *ai;
+static struct addrinfo *fb_resolve(const fb_config *cfg) {
+    struct addrinfo hints, *res = NULL;
     char port[16];
-    fb_conns *cs;
-    int i, rc, one = 1;
-
+    int rc;
     memset(&hints, 0, sizeof hints);
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
@@ -121,6 +119,49 @@ fb_conns *fb_connect_all(const fb_config *cfg) {
         fprintf(stderr, "ferry-bench: %s: %s\n", cfg->host, gai_strerror(rc));
         return NULL;
     }
+    return res;
+}
+
+/* a connected blocking socket with TCP_NODELAY to the first address that
+ * answers, or -1 (reason printed) */
+static int fb_dial(const fb_config *cfg, const struct addrinfo *res) {
+    const struct addrinfo *ai;
+    int fd = -1, err = 0, one = 1;
+    for (ai = res; ai; ai = ai->ai_next) {
+        fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+        if (fd < 0) {
+            err = errno;
+            continue;
+        }
+        if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) break;
+        err = errno;
+        close(fd);
+        fd = -1;
+    }
+    if (fd < 0) {
+        fprintf(stderr, "ferry-bench: could not connect to %s:%d: %s\n", cfg->host, cfg->port,
+                strerror(err));
+        return -1;
+    }
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    return fd;
+}
+
+int fb_connect_one(const fb_config *cfg) {
+    struct addrinfo *res = fb_resolve(cfg);
+    int fd;
+    if (!res) return -1;
+    fd = fb_dial(cfg, res);
+    freeaddrinfo(res);
+    return fd;
+}
+
+fb_conns *fb_connect_all(const fb_config *cfg) {
+    struct addrinfo *res = fb_resolve(cfg);
+    fb_conns *cs;
+    int i;
+
+    if (!res) return NULL;
     cs = calloc(1, sizeof *cs);
     if (cs) cs->c = calloc((size_t)cfg->clients, sizeof *cs->c);
     if (!cs || !cs->c) {
@@ -130,27 +171,13 @@ fb_conns *fb_connect_all(const fb_config *cfg) {
         return NULL;
     }
     for (i = 0; i < cfg->clients; i++) {
-        int fd = -1, err = 0;
-        for (ai = res; ai; ai = ai->ai_next) {
-            fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
-            if (fd < 0) {
-                err = errno;
-                continue;
-            }
-            if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) break;
-            err = errno;
-            close(fd);
-            fd = -1;
-        }
+        int fd = fb_dial(cfg, res);
         if (fd < 0) {
-            fprintf(stderr, "ferry-bench: could not connect to %s:%d: %s\n", cfg->host, cfg->port,
-                    strerror(err));
             cs->n = i;
             fb_close_all(cs);
             freeaddrinfo(res);
             return NULL;
         }
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
         cs->c[i].fd = fd;
         cs->c[i].idx = i;

@@ -11,6 +11,7 @@
  * coordinated omission.
  */
 #include "bench.h"
+#include "prefill.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -18,6 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
+
+#define FB_PREFILL_TIMEOUT_MS 30000
 
 static void fb_usage(FILE *f) {
     fputs(
@@ -34,12 +38,24 @@ static void fb_usage(FILE *f) {
         "                    connection sends a batch of numreq and waits for all replies.\n"
         "                    Open loop: most requests in flight per connection.\n"
         " -t <tests>         Comma separated tests, case-insensitive: ping (= ping_inline,\n"
-        "                    ping_mbulk), set, get, incr, mset, mget (10 keys each), mixed.\n"
-        "                    Default: all but mixed. Tests run in that order.\n"
-        " -d <size>          Data size of SET/MSET values in bytes (default 3)\n"
+        "                    ping_mbulk), set, get, incr, mset, mget (10 keys each),\n"
+        "                    lrange_100, lrange_300, lrange_500, lrange_600 (lrange = all\n"
+        "                    four), hgetall, smembers, zrange, mixed. Tests run in that\n"
+        "                    order. Default: ping ... mget.\n"
+        "                    Collection tests read one fixed key, written (not timed) just\n"
+        "                    before the test on a connection of its own, pipelined: DEL,\n"
+        "                    then RPUSH/HSET/SADD/ZADD in chunks of up to 100 elements.\n"
+        "                    lrange_N: LRANGE mylist 0 N-1; mylist gets 600 values.\n"
+        "                    hgetall: HGETALL myhash, 1000 fields element:%012d.\n"
+        "                    smembers: SMEMBERS myset, 1000 members element:%012d.\n"
+        "                    zrange: ZRANGE myzset 0 -1 WITHSCORES, the same 1000\n"
+        "                    members, scores 0..999.\n"
+        " -d <size>          Data size in bytes of SET/MSET values, list elements, hash\n"
+        "                    values; set/zset members are padded with x to it (default 3)\n"
         " -r <keyspacelen>   Random keys key:000000000000 .. keyspacelen-1 (12 digits);\n"
         "                    without -r every request uses the literal key:__rand_int__\n"
         "                    (counter:__rand_int__ for incr), like redis-benchmark.\n"
+        "                    The collection tests ignore it (one fixed key each).\n"
         " -q                 Quiet: one line per test\n"
         " --csv              CSV output (redis-benchmark's columns + p999_latency_ms)\n"
         "\n"
@@ -91,6 +107,11 @@ static unsigned fb_parse_tests(const char *list) {
         while (*tok == ' ') tok++;
         if (!strcasecmp(tok, "ping")) {
             bits |= (1u << FB_T_PING_INLINE) | (1u << FB_T_PING_MBULK);
+            continue;
+        }
+        if (!strcasecmp(tok, "lrange")) {
+            bits |= (1u << FB_T_LRANGE_100) | (1u << FB_T_LRANGE_300) | (1u << FB_T_LRANGE_500) |
+                    (1u << FB_T_LRANGE_600);
             continue;
         }
         for (t = 0; t < FB_T_COUNT; t++) {
@@ -200,6 +221,19 @@ static void fb_print(const fb_config *cfg, const char *title, const fb_result *r
     fflush(stdout);
 }
 
+/* write the collection test's data on a connection of its own; 0 or -1 */
+static int fb_prefill(const fb_config *cfg, const fb_workload *w, const char *title) {
+    char err[160];
+    int fd, rc;
+    if (!fb_prefill_ncmds(w)) return 0;
+    fd = fb_connect_one(cfg);
+    if (fd < 0) return -1;
+    rc = fb_prefill_run(fd, w, FB_PREFILL_TIMEOUT_MS, err, sizeof err);
+    close(fd);
+    if (rc < 0) fprintf(stderr, "ferry-bench: %s: prefill failed: %s\n", title, err);
+    return rc;
+}
+
 /* error replies go to stderr; returns 1 if there were any */
 static int fb_report_errors(const char *title, const char *phase, const fb_result *r) {
     if (!r->errors) return 0;
@@ -226,7 +260,7 @@ int main(int argc, char **argv) {
     cfg.ratio_set = 1;
     cfg.ratio_get = 10;
     cfg.seed = 1;
-    cfg.tests = ((1u << FB_T_COUNT) - 1) & ~(1u << FB_T_MIXED);
+    cfg.tests = FB_T_DEFAULT_MASK;
     fb_parse_args(&cfg, argc, argv);
     if (cfg.threads > cfg.clients) cfg.threads = cfg.clients;
 
@@ -256,6 +290,7 @@ int main(int argc, char **argv) {
             fprintf(stderr, "ferry-bench: out of memory encoding %s requests\n", title);
             return 1;
         }
+        if (fb_prefill(&cfg, &w, title) < 0) return 1;
         if (cfg.warmup > 0) {
             fb_run_test(&cfg, cs, &pool, 0, cfg.warmup, res);
             status |= fb_report_errors(title, " (warm-up)", res);

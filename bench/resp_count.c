@@ -2,7 +2,9 @@
  *
  * Why a hand-written state machine: it is the only per-reply work the load
  * generator does, so it must be cheap (simple lines are skipped with memchr,
- * bulk payloads by pointer arithmetic) and exact across arbitrary read()
+ * bulk payloads by pointer arithmetic, and a bulk that lies whole in the
+ * buffer, the bulk of an LRANGE or HGETALL reply, in one step without
+ * touching the state) and exact across arbitrary read()
  * boundaries (a reply may be split anywhere, even inside "\r\n").
  */
 #include "resp_count.h"
@@ -82,6 +84,26 @@ static int fb_header_done(fb_resp_state *st) {
     return fb_value_done(st);
 }
 
+/* Fast path for the commonest value of big replies: a whole non-null bulk
+ * "$<n>\r\n<n bytes>\r\n" inside [p, end) (p at the '$'). Returns the byte
+ * after it, or NULL to take the byte-wise path, which also handles a bulk
+ * split across reads and judges anything malformed. */
+static const char *fb_fast_bulk(const char *p, const char *end) {
+    const char *q = p + 1;
+    uint64_t n = 0;
+    int nd = 0;
+    while (q < end && *q >= '0' && *q <= '9' && nd < 18) {
+        n = n * 10 + (uint64_t)(*q++ - '0');
+        nd++;
+    }
+    if (nd == 0 || end - q < 2 || q[0] != '\r' || q[1] != '\n') return NULL;
+    q += 2;
+    if ((uint64_t)(end - q) < n + 2) return NULL;
+    q += n;
+    if (q[0] != '\r' || q[1] != '\n') return NULL;
+    return q + 2;
+}
+
 long fb_resp_count(const char *buf, size_t len, fb_resp_state *st) {
     const char *p = buf, *end = buf + len;
     long done = 0;
@@ -90,6 +112,14 @@ long fb_resp_count(const char *buf, size_t len, fb_resp_state *st) {
     while (p < end) {
         switch (st->phase) {
         case FB_PH_TYPE:
+            if (*p == '$') {
+                const char *q = fb_fast_bulk(p, end);
+                if (q) {
+                    p = q;
+                    done += fb_value_done(st);
+                    break;
+                }
+            }
             st->type = *p++;
             switch (st->type) {
             case '+': case ':': case '_': case ',': case '#': case '(':

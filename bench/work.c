@@ -5,8 +5,14 @@
  * 12-digit zero-padded random number in [0, N); without -r the placeholder is
  * sent literally, so every request hits the same key. Values are -d bytes of
  * 'x'. All requests are RESP multibulk except PING_INLINE.
+ *
+ * The collection tests read one fixed key, as redis-benchmark's LRANGE_* do
+ * ("LRANGE mylist 0 99" ... "0 599"; HGETALL myhash, SMEMBERS myset and
+ * ZRANGE myzset 0 -1 WITHSCORES are ferry-bench's own), so their pool is one
+ * request; prefill.c puts the data there before the test.
  */
 #include "work.h"
+#include "out.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,10 +24,23 @@
 #define FB_KEYLEN_DIGITS 12
 
 static const char *const fb_tnames[FB_T_COUNT] = {
-    "ping_inline", "ping_mbulk", "set", "get", "incr", "mset", "mget", "mixed",
+    "ping_inline", "ping_mbulk", "set", "get", "incr", "mset", "mget",
+    "lrange_100", "lrange_300", "lrange_500", "lrange_600", "hgetall", "smembers", "zrange",
+    "mixed",
 };
 
 const char *fb_test_tname(int test) { return fb_tnames[test]; }
+
+const char *fb_test_coll_key(int test) {
+    switch (test) {
+    case FB_T_LRANGE_100: case FB_T_LRANGE_300: case FB_T_LRANGE_500: case FB_T_LRANGE_600:
+        return "mylist";
+    case FB_T_HGETALL: return "myhash";
+    case FB_T_SMEMBERS: return "myset";
+    case FB_T_ZRANGE: return "myzset";
+    default: return NULL;
+    }
+}
 
 const char *fb_test_title(const fb_workload *w, char *buf, size_t cap) {
     switch (w->test) {
@@ -32,6 +51,13 @@ const char *fb_test_title(const fb_workload *w, char *buf, size_t cap) {
     case FB_T_INCR: return "INCR";
     case FB_T_MSET: return "MSET (10 keys)";
     case FB_T_MGET: return "MGET (10 keys)";
+    case FB_T_LRANGE_100: return "LRANGE_100 (first 100 elements)";
+    case FB_T_LRANGE_300: return "LRANGE_300 (first 300 elements)";
+    case FB_T_LRANGE_500: return "LRANGE_500 (first 500 elements)";
+    case FB_T_LRANGE_600: return "LRANGE_600 (first 600 elements)";
+    case FB_T_HGETALL: return "HGETALL (1000 fields)";
+    case FB_T_SMEMBERS: return "SMEMBERS (1000 members)";
+    case FB_T_ZRANGE: return "ZRANGE (1000 members WITHSCORES)";
     default:
         snprintf(buf, cap, "MIXED (SET:GET %d:%d)", w->ratio_set, w->ratio_get);
         return buf;
@@ -43,53 +69,6 @@ uint64_t fb_rand(uint64_t *state) {
     z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
     z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
     return z ^ (z >> 31);
-}
-
-/* ---- growing output buffer ------------------------------------------------ */
-
-typedef struct fb_out {
-    char *p;
-    size_t len, cap;
-    int oom;
-} fb_out;
-
-static char *fb_out_room(fb_out *o, size_t n) {
-    if (o->oom) return NULL;
-    if (o->len + n > o->cap) {
-        size_t nc = o->cap ? o->cap : 4096;
-        char *np;
-        while (nc < o->len + n) nc *= 2;
-        np = realloc(o->p, nc);
-        if (!np) {
-            o->oom = 1;
-            return NULL;
-        }
-        o->p = np;
-        o->cap = nc;
-    }
-    return o->p + o->len;
-}
-
-static void fb_out_mem(fb_out *o, const void *s, size_t n) {
-    char *d = fb_out_room(o, n);
-    if (!d) return;
-    memcpy(d, s, n);
-    o->len += n;
-}
-
-static void fb_out_str(fb_out *o, const char *s) { fb_out_mem(o, s, strlen(s)); }
-
-/* "<c><n>\r\n" */
-static void fb_out_hdr(fb_out *o, char c, size_t n) {
-    char tmp[32];
-    int k = snprintf(tmp, sizeof tmp, "%c%zu\r\n", c, n);
-    fb_out_mem(o, tmp, (size_t)k);
-}
-
-static void fb_out_bulk(fb_out *o, const char *s, size_t n) {
-    fb_out_hdr(o, '$', n);
-    fb_out_mem(o, s, n);
-    fb_out_mem(o, "\r\n", 2);
 }
 
 /* bulk "<prefix>__rand_int__" with the placeholder substituted under -r */
@@ -116,6 +95,34 @@ static int fb_mixed_is_set(const fb_workload *w, size_t i) {
     uint64_t t = (uint64_t)w->ratio_set + (uint64_t)w->ratio_get;
     uint64_t ii = i % t;
     return ((ii + 1) * (uint64_t)w->ratio_set) / t > (ii * (uint64_t)w->ratio_set) / t;
+}
+
+/* the collection tests: one fixed request each */
+static void fb_encode_coll(fb_out *o, int test) {
+    static const char *const last[] = {"99", "299", "499", "599"};
+    const char *key = fb_test_coll_key(test);
+    switch (test) {
+    case FB_T_HGETALL:
+        fb_out_str(o, "*2\r\n$7\r\nHGETALL\r\n");
+        break;
+    case FB_T_SMEMBERS:
+        fb_out_str(o, "*2\r\n$8\r\nSMEMBERS\r\n");
+        break;
+    case FB_T_ZRANGE:
+        fb_out_str(o, "*5\r\n$6\r\nZRANGE\r\n");
+        break;
+    default: /* the lrange tests */
+        fb_out_str(o, "*4\r\n$6\r\nLRANGE\r\n");
+        break;
+    }
+    fb_out_bulk(o, key, strlen(key));
+    if (test == FB_T_ZRANGE) {
+        fb_out_str(o, "$1\r\n0\r\n$2\r\n-1\r\n$10\r\nWITHSCORES\r\n");
+    } else if (test != FB_T_HGETALL && test != FB_T_SMEMBERS) {
+        const char *l = last[test - FB_T_LRANGE_100];
+        fb_out_str(o, "$1\r\n0\r\n");
+        fb_out_bulk(o, l, strlen(l));
+    }
 }
 
 static void fb_encode(fb_out *o, const fb_workload *w, size_t i, uint64_t *rng, const char *val) {
@@ -155,6 +162,9 @@ static void fb_encode(fb_out *o, const fb_workload *w, size_t i, uint64_t *rng, 
         fb_out_str(o, "$4\r\nMGET\r\n");
         for (k = 0; k < FB_MULTI_KEYS; k++) fb_out_key(o, "key:", w, rng);
         break;
+    default:
+        fb_encode_coll(o, test);
+        break;
     }
 }
 
@@ -172,7 +182,7 @@ int fb_pool_build(fb_pool *p, const fb_workload *w, size_t max_batch) {
     fb_encode(&o, w, 0, &rng, val);
     est = o.len ? o.len : 1;
     o.len = 0;
-    if (w->keyspace == 0) {
+    if (w->keyspace == 0 || fb_test_coll_key(w->test)) {
         n = w->test == FB_T_MIXED ? (size_t)(w->ratio_set + w->ratio_get) : 1;
     } else {
         n = FB_POOL_TARGET_BYTES / est;

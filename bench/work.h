@@ -22,11 +22,24 @@ enum {
     FB_T_INCR,
     FB_T_MSET,
     FB_T_MGET,
+    FB_T_LRANGE_100, /* LRANGE mylist 0 99 */
+    FB_T_LRANGE_300,
+    FB_T_LRANGE_500,
+    FB_T_LRANGE_600,
+    FB_T_HGETALL,    /* HGETALL myhash */
+    FB_T_SMEMBERS,   /* SMEMBERS myset */
+    FB_T_ZRANGE,     /* ZRANGE myzset 0 -1 WITHSCORES */
     FB_T_MIXED,
     FB_T_COUNT
 };
 
 #define FB_MULTI_KEYS 10 /* keys per MSET/MGET, like redis-benchmark's MSET */
+#define FB_LIST_LEN 600  /* elements the lrange tests' prefill pushes (LRANGE 0 599 needs 600) */
+#define FB_COLL_SIZE 1000 /* fields / members of the hgetall, smembers and zrange collections */
+
+/* tests that run when -t is not given: all but mixed and the collection
+ * tests (these replace a key's data first, see prefill.h) */
+#define FB_T_DEFAULT_MASK ((1u << FB_T_LRANGE_100) - 1)
 
 typedef struct fb_pool {
     char *buf;       /* all requests back to back */
@@ -38,13 +51,17 @@ typedef struct fb_pool {
 typedef struct fb_workload {
     int test;             /* FB_T_* */
     int datasize;         /* -d */
-    long long keyspace;   /* -r; 0: the fixed key "key:__rand_int__" */
+    long long keyspace;   /* -r; 0: the fixed key "key:__rand_int__" (collection tests ignore it) */
     int ratio_set, ratio_get; /* mixed: SET:GET */
     uint64_t seed;
 } fb_workload;
 
-/* lower-case name used by -t ("ping" selects both ping tests) */
+/* lower-case name used by -t ("ping" selects both ping tests, "lrange" the
+ * four lrange ones) */
 const char *fb_test_tname(int test);
+/* The one fixed key a collection test reads (and its prefill writes):
+ * "mylist", "myhash", "myset" or "myzset"; NULL for the other tests. */
+const char *fb_test_coll_key(int test);
 /* Name shown in the output, as redis-benchmark prints it ("SET", "MSET (10 keys)").
  * Writes into buf (for the mixed test, which includes the ratio). */
 const char *fb_test_title(const fb_workload *w, char *buf, size_t cap);

@@ -8,6 +8,10 @@
  * same reply count, error count and first error text as one whole feed. Each
  * piece is an exact-size heap copy so AddressSanitizer catches over-reads.
  *
+ * Multi-element replies (LRANGE 600, HGETALL / ZRANGE of 1000) are checked
+ * at every single split point and byte at a time; the prefill that writes
+ * their data is run over a socketpair against canned replies.
+ *
  * The bench is a separate program whose objects the unit-test link does not
  * include, so its .c files are included directly (all names are fb_-prefixed
  * and cannot collide with the server's symbols).
@@ -18,7 +22,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include "../../bench/hist.c"
+#include "../../bench/out.c"
+#include "../../bench/prefill.c"
 #include "../../bench/resp_count.c"
 #include "../../bench/work.c"
 
@@ -222,6 +231,106 @@ Test(bench_resp, many_replies_in_one_buffer) {
     free(s);
 }
 
+/* ---- multi-element replies ----------------------------------------------------- */
+
+/* s split at every single position and fed byte at a time: always want
+ * replies, no errors (check_stream's double splits are O(n^3), too slow here) */
+static void check_big(const char *s, size_t len, long want) {
+    size_t i;
+    outcome o;
+    fb_resp_state st;
+    long total = 0;
+    for (i = 0; i <= len; i++) {
+        o = run_cuts(s, len, &i, 1);
+        cr_assert_not(o.bad, "protocol error at cut %zu", i);
+        cr_assert_eq(o.replies, want, "cut %zu: replies %ld, want %ld", i, o.replies, want);
+        cr_assert_eq(o.errors, 0);
+    }
+    fb_resp_init(&st);
+    for (i = 0; i < len; i++) {
+        char c = s[i];
+        long r = fb_resp_count(&c, 1, &st);
+        cr_assert_geq(r, 0);
+        total += r;
+    }
+    cr_assert_eq(total, want);
+    cr_assert(fb_resp_idle(&st));
+}
+
+/* an LRANGE-like reply: n bulks of vlen bytes, then ":1" */
+static char *lrange_reply(size_t n, size_t vlen, size_t *len) {
+    char *s = malloc(32 + n * (vlen + 16)), *p = s;
+    size_t i;
+    p += sprintf(p, "*%zu\r\n", n);
+    for (i = 0; i < n; i++) {
+        p += sprintf(p, "$%zu\r\n", vlen);
+        memset(p, 'x', vlen);
+        p += vlen;
+        p += sprintf(p, "\r\n");
+    }
+    p += sprintf(p, ":1\r\n");
+    *len = (size_t)(p - s);
+    return s;
+}
+
+Test(bench_resp, lrange_600_every_split) {
+    size_t len;
+    char *s = lrange_reply(600, 3, &len);
+    check_big(s, len, 2);
+    free(s);
+}
+
+Test(bench_resp, lrange_600_64b_every_split) {
+    size_t len;
+    char *s = lrange_reply(600, 64, &len);
+    cr_assert_gt(len, 600 * 64);
+    check_big(s, len, 2);
+    free(s);
+}
+
+Test(bench_resp, lrange_600_one_reply_per_request) {
+    /* 16 pipelined replies: the 600-element array completes only on its last byte */
+    size_t one, i, k;
+    char *r = lrange_reply(600, 64, &one), *s;
+    fb_resp_state st;
+    one -= 4; /* drop the ":1" */
+    s = malloc(16 * one);
+    for (i = 0; i < 16; i++) memcpy(s + i * one, r, one);
+    fb_resp_init(&st);
+    for (k = 0; k < 16; k++) {
+        cr_assert_eq(fb_resp_count(s + k * one, one - 1, &st), 0);
+        cr_assert_eq(fb_resp_count(s + k * one + one - 1, 1, &st), 1);
+    }
+    cr_assert_eq(st.replies, 16);
+    free(s);
+    free(r);
+}
+
+/* HGETALL of 1000 fields: RESP2 flat array, RESP3 map; ZRANGE WITHSCORES:
+ * RESP2 flat array, RESP3 array of [member, double] pairs */
+static char *coll_reply(int kind, size_t *len) {
+    char *s = malloc(1000 * 64 + 64), *p = s;
+    int i;
+    p += sprintf(p, kind == 0 ? "*2000\r\n" : kind == 1 ? "%%1000\r\n" : "*1000\r\n");
+    for (i = 0; i < 1000; i++) {
+        if (kind == 2) p += sprintf(p, "*2\r\n$4\r\nm%03d\r\n,%d.5\r\n", i, i);
+        else p += sprintf(p, "$4\r\nf%03d\r\n$3\r\nxxx\r\n", i);
+    }
+    p += sprintf(p, "+OK\r\n");
+    *len = (size_t)(p - s);
+    return s;
+}
+
+Test(bench_resp, hgetall_and_zrange_1000_every_split) {
+    int kind;
+    for (kind = 0; kind < 3; kind++) {
+        size_t len;
+        char *s = coll_reply(kind, &len);
+        check_big(s, len, 2);
+        free(s);
+    }
+}
+
 static int is_bad(const char *s) {
     outcome o = run_cuts(s, strlen(s), NULL, 0);
     return o.bad;
@@ -308,7 +417,8 @@ Test(bench_pool, slices_hold_whole_requests) {
         fb_pool p;
         size_t i, len;
         cr_assert_eq(fb_pool_build(&p, &w, 100), 0);
-        cr_assert_geq(p.n, 4);
+        if (fb_test_coll_key(t)) cr_assert_eq(p.n, 1, "collection test %d: one fixed request", t);
+        else cr_assert_geq(p.n, 4);
         for (i = 0; i < p.n; i += p.n / 7 + 1) {
             fb_resp_state st;
             const char *s = fb_pool_slice(&p, i, 100, &len);
@@ -348,4 +458,119 @@ Test(bench_pool, keys_and_ratio) {
         cr_assert_eq(memcmp(s + 19, "counter:0000000000", 18), 0);
     }
     fb_pool_free(&p);
+}
+
+/* ---- prefill -------------------------------------------------------------------- */
+
+Test(bench_pool, collection_requests) {
+    static const struct { int test; const char *req; } want[] = {
+        {FB_T_LRANGE_100, "*4\r\n$6\r\nLRANGE\r\n$6\r\nmylist\r\n$1\r\n0\r\n$2\r\n99\r\n"},
+        {FB_T_LRANGE_500, "*4\r\n$6\r\nLRANGE\r\n$6\r\nmylist\r\n$1\r\n0\r\n$3\r\n499\r\n"},
+        {FB_T_LRANGE_600, "*4\r\n$6\r\nLRANGE\r\n$6\r\nmylist\r\n$1\r\n0\r\n$3\r\n599\r\n"},
+        {FB_T_HGETALL, "*2\r\n$7\r\nHGETALL\r\n$6\r\nmyhash\r\n"},
+        {FB_T_SMEMBERS, "*2\r\n$8\r\nSMEMBERS\r\n$5\r\nmyset\r\n"},
+        {FB_T_ZRANGE, "*5\r\n$6\r\nZRANGE\r\n$6\r\nmyzset\r\n$1\r\n0\r\n$2\r\n-1\r\n"
+                      "$10\r\nWITHSCORES\r\n"},
+    };
+    size_t i, len;
+    for (i = 0; i < sizeof want / sizeof want[0]; i++) {
+        fb_workload w = {.test = want[i].test, .datasize = 64, .keyspace = 1000, .seed = 1};
+        fb_pool p;
+        const char *s;
+        cr_assert_eq(fb_pool_build(&p, &w, 16), 0);
+        s = fb_pool_slice(&p, 0, 1, &len);
+        cr_assert_eq(len, strlen(want[i].req), "test %d", want[i].test);
+        cr_assert_eq(memcmp(s, want[i].req, len), 0, "test %d", want[i].test);
+        fb_pool_free(&p);
+    }
+}
+
+static int has(const fb_out *o, const char *needle) {
+    return memmem(o->p, o->len, needle, strlen(needle)) != NULL;
+}
+
+/* all of w's prefill commands, back to back */
+static fb_out prefill_all(const fb_workload *w) {
+    fb_out o = {0};
+    size_t k;
+    for (k = 0; k < fb_prefill_ncmds(w); k++) fb_prefill_encode(&o, w, k);
+    cr_assert_not(o.oom);
+    return o;
+}
+
+Test(bench_prefill, commands) {
+    static const char del[] = "*2\r\n$3\r\nDEL\r\n$6\r\nmylist\r\n";
+    fb_workload w = {.test = FB_T_LRANGE_600, .datasize = 64};
+    fb_out o = prefill_all(&w);
+    fb_resp_state st;
+    /* DEL + 6 RPUSHes of 100 values */
+    cr_assert_eq(fb_prefill_ncmds(&w), 7);
+    cr_assert_eq(memcmp(o.p, del, sizeof del - 1), 0);
+    cr_assert(has(&o, "*102\r\n$5\r\nRPUSH\r\n$6\r\nmylist\r\n$64\r\nxxxx"));
+    fb_resp_init(&st); /* requests are arrays: the counter frames them */
+    cr_assert_eq(fb_resp_count(o.p, o.len, &st), 7);
+    fb_out_free(&o);
+
+    w.test = FB_T_HGETALL;
+    o = prefill_all(&w);
+    cr_assert_eq(fb_prefill_ncmds(&w), 11);
+    cr_assert(has(&o, "*202\r\n$4\r\nHSET\r\n$6\r\nmyhash\r\n$20\r\nelement:000000000000\r\n$64\r\n"));
+    cr_assert(has(&o, "$20\r\nelement:000000000999\r\n"));
+    fb_out_free(&o);
+
+    w.test = FB_T_ZRANGE; /* members padded to -d, score i */
+    o = prefill_all(&w);
+    cr_assert(has(&o, "$3\r\n999\r\n$64\r\nelement:000000000999xxxx"));
+    fb_out_free(&o);
+
+    w.test = FB_T_SMEMBERS;
+    w.datasize = 3; /* members never shorter than element:%012d */
+    o = prefill_all(&w);
+    cr_assert(has(&o, "*102\r\n$4\r\nSADD\r\n$5\r\nmyset\r\n$20\r\nelement:000000000000\r\n"));
+    fb_out_free(&o);
+
+    w.datasize = 4 << 20; /* big values: one element per command */
+    cr_assert_eq(fb_prefill_ncmds(&w), 1001);
+    w.test = FB_T_GET;
+    cr_assert_eq(fb_prefill_ncmds(&w), 0);
+}
+
+/* run the prefill over a socketpair whose other end already holds `replies` */
+static int prefill_pair(const fb_workload *w, const char *replies, char *err, fb_out *sent) {
+    int sv[2], rc;
+    char buf[65536];
+    ssize_t r;
+    cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    cr_assert_eq(write(sv[1], replies, strlen(replies)), (ssize_t)strlen(replies));
+    rc = fb_prefill_run(sv[0], w, 100, err, 160);
+    close(sv[0]);
+    while ((r = read(sv[1], buf, sizeof buf)) > 0) fb_out_mem(sent, buf, (size_t)r);
+    close(sv[1]);
+    return rc;
+}
+
+Test(bench_prefill, run_over_socketpair) {
+    fb_workload w = {.test = FB_T_ZRANGE, .datasize = 8};
+    fb_out sent = {0}, want = prefill_all(&w);
+    char err[160], replies[256] = ":1\r\n";
+    int i, n = (int)fb_prefill_ncmds(&w);
+    for (i = 1; i < n; i++) strcat(replies, ":100\r\n");
+    cr_assert_eq(prefill_pair(&w, replies, err, &sent), 0, "%s", err);
+    cr_assert_eq(sent.len, want.len);
+    cr_assert_eq(memcmp(sent.p, want.p, want.len), 0);
+    fb_out_free(&sent);
+
+    /* an error reply fails the prefill with its text */
+    strcpy(replies, ":0\r\n-WRONGTYPE Operation against a key holding the wrong kind of value\r\n");
+    for (i = 2; i < n; i++) strcat(replies, ":100\r\n");
+    cr_assert_eq(prefill_pair(&w, replies, err, &sent), -1);
+    cr_assert_str_eq(err, "WRONGTYPE Operation against a key holding the wrong kind of value");
+    fb_out_free(&sent);
+
+    /* a missing reply times out */
+    strcpy(replies, ":0\r\n");
+    cr_assert_eq(prefill_pair(&w, replies, err, &sent), -1);
+    cr_assert_str_eq(err, "no reply for 100 ms");
+    fb_out_free(&sent);
+    fb_out_free(&want);
 }
