@@ -440,6 +440,18 @@ size_t d_to_str(char *buf, size_t cap, double v) {
         memcpy(buf, lit, l + 1);
         return l;
     }
+    /* A whole number below 2^53 prints under %.17g as its integer digits
+     * (no exponent below 1e17, every such value exact): format it as one,
+     * several times cheaper than printf's float path (sorted set scores are
+     * mostly whole). -0 keeps printf's "-0". */
+    if (v > -9007199254740992.0 && v < 9007199254740992.0 && v == (double)(long long)v && !(v == 0 && signbit(v))) {
+        char tmp[32];
+        size_t l = ll_to_str(tmp, (long long)v);
+        tmp[l] = '\0';
+        if (l + 1 > cap) return 0;
+        memcpy(buf, tmp, l + 1);
+        return l;
+    }
     int n = snprintf(buf, cap, "%.17g", v);
     if (n < 0 || (size_t)n + 1 > cap) return 0;
     return (size_t)n;

@@ -986,3 +986,43 @@ Test(glob_match, random_vs_reference) {
                            got, want);
     }
 }
+
+/* ------------------------------------------------------------- d_to_str */
+
+/* d_to_str prints whole numbers below 2^53 itself: the bytes must be
+ * printf's %.17g, which is what Redis 7.0 sends, for every double. */
+static void check_d_to_str(double v) {
+    char got[64], want[64];
+    size_t n = d_to_str(got, sizeof got, v);
+    snprintf(want, sizeof want, "%.17g", v);
+    if (isinf(v) || isnan(v)) return;
+    cr_assert_str_eq(got, want, "d_to_str(%a)", v);
+    cr_assert_eq(n, strlen(want));
+}
+
+Test(d_to_str, matches_printf_17g) {
+    const double edges[] = {0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1e15, 1e16, 1e17, 9007199254740991.0,
+                            9007199254740992.0, 9007199254740993.0, -9007199254740991.0, -9007199254740992.0,
+                            4503599627370495.5, 123456789.0, -123456789.0, 1e300, -1e-300, DBL_MIN, DBL_MAX};
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
+        check_d_to_str(edges[i]);
+        check_d_to_str(nextafter(edges[i], INFINITY));
+        check_d_to_str(nextafter(edges[i], -INFINITY));
+    }
+    uint64_t x = 88172645463325252ull;
+    for (int i = 0; i < 200000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        long long whole = (long long)(x >> (11 + (x & 31))) * ((x & 64) ? -1 : 1);
+        check_d_to_str((double)whole);
+        double r;
+        memcpy(&r, &x, sizeof r);
+        check_d_to_str(r);
+    }
+}
+
+Test(d_to_str, too_small_buffer) {
+    char buf[4];
+    cr_assert_eq(d_to_str(buf, sizeof buf, 12345.0), 0);
+    cr_assert_eq(d_to_str(buf, sizeof buf, 123.0), 3);
+    cr_assert_str_eq(buf, "123");
+}
