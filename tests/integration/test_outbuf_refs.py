@@ -111,13 +111,14 @@ def is_ferry(admin: RawClient) -> bool:
     return b"\r\nferry_version:" in admin.command("INFO", "server")
 
 
-def hold_replies(admin: RawClient, name: str, held: int):
-    """Wait until the client named name has run its GETs and the server
-    still holds at least `held` bytes of their replies (omem), so that a
-    change of the value now would reach memory a reference points into."""
+def hold_replies(admin: RawClient, name: str, held: int, last=("get", "mget", "exec")):
+    """Wait until the client named name has run its commands (the last one
+    in `last`) and the server still holds at least `held` bytes of their
+    replies (omem), so that a change of the value now would reach memory a
+    reference points into."""
     def ok():
         f = client_info(admin, name)
-        return f is not None and f["cmd"] in ("get", "mget", "exec") and int(f["omem"]) >= held
+        return f is not None and f["cmd"] in last and int(f["omem"]) >= held
     wait_for(ok, lambda: "%s to hold >= %d bytes of output (last: %r)" % (name, held, client_info(admin, name)))
 
 
@@ -134,6 +135,7 @@ def slow_reader(server, name: str) -> SmallWindowClient:
 # and from another client while a slow reader holds the GET's reply (case 2).
 def _mutations(n: int, restore: bytes):
     new = value("new", n)
+    end = str(n - 4)  # writes near the end: bytes a slow reader has surely not been sent
     return {
         "set-same-length": [["SET", "k", new]],
         "set-longer": [["SET", "k", value("new", n + 1000)]],
@@ -142,23 +144,40 @@ def _mutations(n: int, restore: bytes):
         "getex-then-set": [["GETEX", "k", "PX", "100000"], ["SET", "k", new, "KEEPTTL"]],
         "append": [["APPEND", "k", "tail"]],
         "setrange": [["SETRANGE", "k", "1", "XYZ"], ["SETRANGE", "k", str(n - 2), "QQ"]],
-        "setbit": [["SETBIT", "k", "9", "1"], ["SETBIT", "k", "10", "0"]],
+        "setbit": [["SETBIT", "k", str(b), str(1 - old_bit(n, b))] for b in (9, 10, 8 * n - 1)],
         "del": [["DEL", "k"]],
         "unlink": [["UNLINK", "k"]],
         "expire-0": [["EXPIRE", "k", "0"]],
         "pexpireat-1": [["PEXPIREAT", "k", "1"]],
-        "expire-then-write": [["EXPIRE", "k", "1000"], ["SETRANGE", "k", "0", "ZZZZ"], ["TTL", "k"]],
+        "expire-then-write": [["EXPIRE", "k", "1000"], ["SETRANGE", "k", end, "ZZZZ"], ["TTL", "k"]],
         "getdel": [["GETDEL", "k"]],
-        "rename": [["RENAME", "k", "k2"], ["SETRANGE", "k2", "0", "ZZ"], ["GET", "k2"]],
+        "rename": [["RENAME", "k", "k2"], ["SETRANGE", "k2", end, "ZZ"], ["GET", "k2"]],
         "move": [["SELECT", "1"], ["DEL", "k"], ["SELECT", "0"], ["MOVE", "k", "1"], ["SELECT", "1"],
-                 ["SETRANGE", "k", "0", "ZZ"], ["STRLEN", "k"], ["SELECT", "0"]],
-        "copy-then-del": [["COPY", "k", "k2"], ["DEL", "k"], ["SETRANGE", "k2", "0", "ZZ"], ["GET", "k2"]],
+                 ["SETRANGE", "k", end, "ZZ"], ["STRLEN", "k"], ["SELECT", "0"]],
+        "copy-then-del": [["COPY", "k", "k2"], ["DEL", "k"], ["SETRANGE", "k2", end, "ZZ"], ["GET", "k2"]],
         "flushall": [["FLUSHALL"]],
         "flushall-async": [["FLUSHALL", "ASYNC"]],
         "flushdb-async": [["FLUSHDB", "ASYNC"]],
-        "swapdb": [["SWAPDB", "0", "1"], ["SELECT", "1"], ["SETRANGE", "k", "0", "ZZ"], ["SELECT", "0"]],
+        "swapdb": [["SWAPDB", "0", "1"], ["SELECT", "1"], ["SETRANGE", "k", end, "ZZ"], ["SELECT", "0"]],
         "restore-replace": [["RESTORE", "k", "0", restore, "REPLACE"]],
+        "persist": [["EXPIRE", "k", "1000"], ["PERSIST", "k"], ["SETRANGE", "k", end, "ZZ"]],
+        "rename-onto": [["SET", "k2", "other"], ["RENAME", "k2", "k"]],
+        "copy-replace-onto": [["SET", "k2", "other"], ["COPY", "k2", "k", "REPLACE"]],
+        "mset": [["MSET", "k", "other"]],
+        "getset": [["GETSET", "k", new], ["SETRANGE", "k", end, "ZZ"]],
+        "set-ex": [["SET", "k", new, "EX", "100"]],
+        "bitop-onto": [["SET", "a", "x"], ["BITOP", "NOT", "k", "a"]],
+        "sort-store-onto": [["RPUSH", "l", "3", "1", "2"], ["SORT", "l", "STORE", "k"]],
+        "lazyfree-del": [["CONFIG", "SET", "lazyfree-lazy-user-del", "yes"], ["DEL", "k"],
+                         ["CONFIG", "SET", "lazyfree-lazy-user-del", "no"]],
+        "debug-reload": [["DEBUG", "RELOAD"], ["SETRANGE", "k", end, "ZZ"]],
     }
+
+
+def old_bit(n: int, bit: int) -> int:
+    """Bit `bit` of value("old", n), as SETBIT counts (MSB first): the
+    setbit mutation flips bits, so that the change is visible."""
+    return (value("old", n)[bit // 8] >> (7 - bit % 8)) & 1
 
 
 MUTATIONS = list(_mutations(16 * KB, b"").keys())
@@ -305,6 +324,75 @@ def test_slow_reader_killed_after_change(server_factory, kind):
         wait_for(lambda: client_info(admin, "slow") is None, "the reader to be gone")
         assert admin.command("DEL", "k") == b":1\r\n"
         assert admin.command("DBSIZE") == b":0\r\n"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_slow_readers_of_other_shapes(server_factory, kind):
+    """References held by a GET before QUIT, inside EXEC, on a RESP3
+    connection, by the client that then deletes the key itself, by several
+    readers of one value (one of them killed), and by a reader killed with
+    CLIENT KILL; the value changed or freed meanwhile."""
+    s = server_factory(kind, *DEBUG_ON)
+    n = SLOW_N
+    old = value("old", n)
+    scribble = ["SET", "scribble", value("scribble", n)]
+    with RawClient(s.port, timeout=30) as admin:
+        setup_key(admin, old)
+        with slow_reader(s, "quit") as r:
+            r.send(encode_command(["GET", "k"]) + encode_command(["QUIT"]))
+            hold_replies(admin, "quit", n // 2, last=("quit",))
+            assert admin.command("SETRANGE", "k", str(n - 2), "ZZ") == b":%d\r\n" % n
+            r.widen()
+            assert r.read_until_eof(timeout=30) == bulk(old) + b"+OK\r\n"
+
+        setup_key(admin, old)
+        with slow_reader(s, "multi") as r:
+            r.send(b"".join(encode_command(c) for c in [["MULTI"], ["GET", "k"], ["GET", "k"], ["EXEC"]]))
+            hold_replies(admin, "multi", n)
+            assert admin.pipeline([["DEL", "k"], scribble]) == [b":1\r\n", b"+OK\r\n"]
+            r.widen()
+            assert r.read_replies(4) == [b"+OK\r\n", b"+QUEUED\r\n", b"+QUEUED\r\n", b"*2\r\n" + bulk(old) * 2]
+
+        setup_key(admin, old)
+        with slow_reader(s, "resp3") as r:
+            assert r.command("HELLO", "3").startswith(b"%")
+            r.send(encode_command(["GET", "k"]) * 2)
+            hold_replies(admin, "resp3", n)
+            assert admin.pipeline([["FLUSHALL"], scribble]) == [b"+OK\r\n"] * 2
+            r.widen()
+            assert r.read_replies(2) == [bulk(old)] * 2
+
+        setup_key(admin, old)
+        with slow_reader(s, "self") as r:
+            r.send(b"".join(encode_command(c) for c in [["GET", "k"], ["GET", "k"], ["DEL", "k"], ["SET", "k", "x"]]))
+            wait_for(lambda: admin.command("GET", "k") == b"$1\r\nx\r\n", "the reader's own DEL and SET")
+            assert admin.command(*scribble) == b"+OK\r\n"
+            r.widen()
+            assert r.read_replies(4) == [bulk(old)] * 2 + [b":1\r\n", b"+OK\r\n"]
+
+        setup_key(admin, old)
+        readers = [slow_reader(s, "r%d" % i) for i in range(4)]
+        for r in readers:
+            r.send(encode_command(["GET", "k"]))
+        for i in range(4):
+            hold_replies(admin, "r%d" % i, n // 2)
+        assert admin.command("SET", "k", value("new", n)) == b"+OK\r\n"
+        readers[1].close()
+        assert admin.pipeline([["DEL", "k"], scribble]) == [b":1\r\n", b"+OK\r\n"]
+        for i, r in enumerate(readers):
+            if i != 1:
+                r.widen()
+                assert r.read_reply() == bulk(old), "reader %d" % i
+            r.close()
+
+        setup_key(admin, old)
+        with slow_reader(s, "killed") as r:
+            r.send(encode_command(["GET", "k"]) * 2)
+            hold_replies(admin, "killed", n)
+            cid = client_info(admin, "killed")["id"]
+            assert admin.command("CLIENT", "KILL", "ID", cid) == b":1\r\n"
+            assert admin.pipeline([["DEL", "k"], scribble, ["DBSIZE"]]) == [b":1\r\n", b"+OK\r\n", b":1\r\n"]
+        assert admin.command("PING") == b"+PONG\r\n"
 
 
 # ------------------------------------------------------------------ case 3
