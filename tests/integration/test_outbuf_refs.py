@@ -395,6 +395,33 @@ def test_slow_readers_of_other_shapes(server_factory, kind):
         assert admin.command("PING") == b"+PONG\r\n"
 
 
+@pytest.mark.parametrize("kind", KINDS)
+def test_many_references_between_small_replies(server_factory, kind):
+    """600 GETs of four 20 KB values, each followed by a PING or an ECHO,
+    unread: hundreds of references with ring bytes between them, more than
+    one writev's iovecs; then every value is changed, one deleted and all
+    flushed before the reader reads."""
+    s = server_factory(kind, *DEBUG_ON)
+    n, count = 20000, 600
+    vals = [value("v%d" % i, n) for i in range(4)]
+    cmds, want = [], []
+    for j in range(count):
+        small = ["PING"] if j % 3 else ["ECHO", "x" * (j % 50)]
+        cmds += [["GET", "k%d" % (j % 4)], small]
+        want += [bulk(vals[j % 4]), b"+PONG\r\n" if j % 3 else bulk(b"x" * (j % 50))]
+    with RawClient(s.port, timeout=30) as admin, slow_reader(s, "many") as r:
+        assert admin.command("MSET", *[x for i, v in enumerate(vals) for x in ("k%d" % i, v)]) == b"+OK\r\n"
+        r.send(b"".join(encode_command(c) for c in cmds))
+        hold_replies(admin, "many", 4 * MB, last=("ping", "echo"))
+        for i in range(4):
+            assert admin.command("SETRANGE", "k%d" % i, str(n - 3), "ZZZ") == b":%d\r\n" % n
+        assert admin.pipeline([["DEL", "k1"], ["FLUSHALL", "ASYNC"]]) == [b":1\r\n", b"+OK\r\n"]
+        r.widen()
+        got = r.read_replies(len(cmds), timeout=60)
+        bad = [i for i, (g, w) in enumerate(zip(got, want)) if g != w]
+        assert not bad, "replies %s differ, first: %s" % (bad[:10], short(got[bad[0]]))
+
+
 # ------------------------------------------------------------------ case 3
 @pytest.mark.parametrize("kind", KINDS)
 def test_eviction_under_slow_reader(server_factory, kind):
