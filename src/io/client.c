@@ -51,6 +51,7 @@
 #define BIG_BULK (8 * 1024)         /* a bulk this long sizes the reads that complete it (read_room) */
 #define BIG_BULK_BATCH 4            /* ... for this many such requests */
 #define BIG_BULK_ALONE (1024 * 1024) /* a bulk this long gets a buffer of its own size */
+#define GIANT_QBUF (4 * 1024 * 1024) /* a buffer this big is given back as soon as it is drained */
 #define PASS_OUTPUT_BUDGET (1024 * 1024) /* reply bytes one pass over a client's input may stage */
 #define ARGV_INITIAL 8
 #define ARGV_SHRINK 1024            /* argument arrays larger than this shrink when idle */
@@ -465,11 +466,28 @@ static void keep_tail(client *c, const char *buf, size_t from, size_t len) {
     if (n > c->qpeak) c->qpeak = n;
 }
 
+/* Reallocates the query buffer to cap bytes (0: none), its pending input
+ * moved to the front first (the parser resumes relative to qpos). */
+static void qbuf_resize(client *c, size_t cap) {
+    size_t pending = c->qlen - c->qpos;
+    if (c->qpos && pending) memmove(c->qbuf, c->qbuf + c->qpos, pending);
+    c->qpos = 0;
+    c->qlen = pending;
+    if (cap == 0) {
+        zfree(c->qbuf);
+        c->qbuf = NULL;
+    } else {
+        c->qbuf = zrealloc(c->qbuf, cap);
+    }
+    c->qcap = cap;
+}
+
 void client_process_input(client *c) {
     if (c->qlen <= c->qpos) return;
     int budget_spent = process_buffer(c, c->qbuf, &c->qpos, c->qlen);
     if (c->qpos == c->qlen) {
         c->qpos = c->qlen = 0;
+        if (c->qcap > GIANT_QBUF && !c->argc) qbuf_resize(c, 0); /* a giant argument's buffer: its value is stored */
         return;
     }
     if (c->qpos > 0 && c->qcap - c->qlen < READ_CHUNK) keep_tail(c, c->qbuf, c->qpos, c->qlen); /* compaction only when room runs low */
@@ -498,22 +516,6 @@ static void reserve_read_chunk(client *c) {
     c->qbuf = zmalloc(READ_CHUNK);
     c->qcap = READ_CHUNK;
     clients_memory_grew();
-}
-
-/* Reallocates the query buffer to cap bytes (0: none), its pending input
- * moved to the front first (the parser resumes relative to qpos). */
-static void qbuf_resize(client *c, size_t cap) {
-    size_t pending = c->qlen - c->qpos;
-    if (c->qpos && pending) memmove(c->qbuf, c->qbuf + c->qpos, pending);
-    c->qpos = 0;
-    c->qlen = pending;
-    if (cap == 0) {
-        zfree(c->qbuf);
-        c->qbuf = NULL;
-    } else {
-        c->qbuf = zrealloc(c->qbuf, cap);
-    }
-    c->qcap = cap;
 }
 
 /* Called for every client from the clients cron. As Redis 7: only a buffer
