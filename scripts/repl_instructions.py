@@ -5,7 +5,7 @@ temporary directory, every server started by this script on free ports:
   primary0  the primary under callgrind, no replica: Ir per SET.
   primary1  the primary under callgrind, one replica (native, same kind)
             online: Ir per SET, the stream to the backlog and the replica
-            included.
+            included (primary2: two replicas).
   replica   the primary native, its one replica under callgrind: Ir per SET
             the replica spends applying the stream (read, parse, execute,
             offset and backlog accounting).
@@ -106,18 +106,22 @@ def measure(kind: str, binary: str, case: str, n: int, keep: str | None) -> floa
         primary = Proc(binary, work, "primary", case.startswith("primary"), [])
         procs.append(primary)
         measured = primary
-        if case != "primary0":
-            rep = Proc(binary, work, "replica", case == "replica", ["--replicaof", "127.0.0.1", str(primary.port)])
+        nrep = 1 if case == "replica" else int(case[len("primary"):])
+        reps = []
+        for i in range(nrep):
+            rep = Proc(binary, work, "replica%d" % i, case == "replica", ["--replicaof", "127.0.0.1", str(primary.port)])
             procs.append(rep)
+            reps.append(rep)
             wait_until(lambda: info_field(rep.port, "replication", "master_link_status") == "up"
-                       and "state=online" in cli(primary.port, "INFO", "replication"), 300, "the replica online")
-            if case == "replica":
-                measured = rep
+                       and cli(primary.port, "INFO", "replication").count("state=online") == i + 1, 300,
+                       "the replica online")
+        if case == "replica":
+            measured = reps[0]
         measured.control("-z")
         subprocess.run(["redis-benchmark", "-p", str(primary.port), "-t", "set", "-c", "50", "-P", "100",
                         "-r", "100000", "-d", "64", "-n", str(n), "-q"], check=True, capture_output=True, timeout=1800)
-        if case != "primary0":
-            target = int(info_field(primary.port, "replication", "master_repl_offset"))
+        target = int(info_field(primary.port, "replication", "master_repl_offset") or 0)
+        for rep in reps:
             wait_until(lambda: int(info_field(rep.port, "replication", "master_repl_offset") or 0) >= target, 600,
                        "the replica to catch up")
         measured.control("-d")
