@@ -9,8 +9,11 @@
  * primary can continue from the new one without a full sync.
  *
  * The stream reaches replicas through the backlog: it exists from the first
- * replica (or from becoming a replica) and the sink is attached then, so a
- * server that never had a replica pays nothing for replication.
+ * replica (or from becoming a replica), so a server that never had a
+ * replica pays nothing for replication. The propagation sink is attached
+ * while we are a primary with a backlog (a replica passes on its primary's
+ * bytes instead). Replicas get the stream in one block per loop iteration,
+ * read back from the backlog (repl_stream_add, repl_flush).
  */
 #include "repl.h"
 #include "repl_int.h"
