@@ -47,6 +47,7 @@ typedef struct repl_state {
     long long second_off;       /* second_repl_offset, -1 if none */
     backlog bl;
     int has_backlog;
+    size_t unsent;              /* newest bytes of the backlog not yet in the replicas' output (repl_flush) */
     int64_t no_replicas_since_ms;
     /* primary side */
     client **replicas;
@@ -87,7 +88,9 @@ typedef struct repl_state {
 extern repl_state rs;
 
 /* repl.c */
-void repl_feed(const char *p, size_t n);          /* stream bytes: offset, backlog, replicas */
+void repl_feed(const char *p, size_t n);          /* stream bytes: offset, backlog, replicas (if a backlog) */
+void repl_stream_add(const char *p, size_t n);    /* the same, counted in the offset even without a backlog */
+void repl_flush(void);                            /* the replicas' output catches up with the backlog */
 void repl_backlog_ensure(void);
 void repl_shift_ids(void);                        /* promotion: our id becomes the second one */
 void repl_new_id(void);

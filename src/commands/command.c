@@ -310,9 +310,11 @@ void command_dispatch_resolved(client *c, command *cmd) {
     /* the common case first: none of the checks below applies (with
      * maxmemory set, every command takes the checked path: eviction first;
      * a restricted ACL user stays here when its rules plainly allow the
-     * command and its one key, else the full check below decides) */
+     * command and its one key, else the full check below decides; our
+     * primary's stream (CF_OBEY) skips the replication rules below, so it
+     * stays here on a replica too) */
     if (!(c->flags & (CF_REPLY_SKIP_NEXT | CF_REPLY_SKIP | CF_MULTI | CF_PUBSUB)) && (c->flags & CF_AUTHENTICATED) &&
-        cmd && (!(c->flags & CF_ACL_CHECK) || acl_allows_fast(c, cmd)) && !srv.observers && !srv.cfg.maxmemory && !srv.rdb_bgsave_failed && !srv.aof_write_failed && !srv.loading && !srv.script_busy && !srv.client_pause && !srv.repl_checks && command_arity_ok(cmd, c->argc)) {
+        cmd && (!(c->flags & CF_ACL_CHECK) || acl_allows_fast(c, cmd)) && !srv.observers && !srv.cfg.maxmemory && !srv.rdb_bgsave_failed && !srv.aof_write_failed && !srv.loading && !srv.script_busy && !srv.client_pause && (!srv.repl_checks || (c->flags & CF_OBEY)) && command_arity_ok(cmd, c->argc)) {
         command_call(c, cmd);
         c->flags &= ~CF_REPLY_SKIP;
         if (blocking_ready_pending) blocking_handle_ready();

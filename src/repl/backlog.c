@@ -19,6 +19,17 @@ void backlog_free(backlog *b) {
 }
 
 void backlog_feed(backlog *b, const char *p, size_t n) {
+    if (n < b->size - b->idx) { /* the common case: no wrap (false for size 0) */
+        memcpy(b->buf + b->idx, p, n);
+        b->idx += n;
+        size_t h = b->histlen + n;
+        if (h > b->size) {
+            b->first += (long long)(h - b->size);
+            h = b->size;
+        }
+        b->histlen = h;
+        return;
+    }
     if (!b->size) {
         b->first += (long long)n;
         return;

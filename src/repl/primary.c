@@ -79,6 +79,7 @@ static replica_link *link_of(client *c) {
 }
 
 static void add_replica(client *c) {
+    repl_flush(); /* the stream so far is not for it (repl.c) */
     if (rs.nreplicas == rs.cap_replicas) {
         rs.cap_replicas = rs.cap_replicas ? rs.cap_replicas * 2 : 4;
         rs.replicas = zrealloc(rs.replicas, sizeof(client *) * (size_t)rs.cap_replicas);
@@ -147,6 +148,7 @@ static void fullresync_reply(client *c, long long off) {
 
 /* Start a snapshot for every replica waiting for one. */
 static void start_full_sync(int diskless) {
+    repl_flush(); /* the stream before the snapshot is not for the replicas that get it (repl.c) */
     int socks[64], n = 0;
     rdb_options opt = rdb_current_options();
     opt.repl_id = rs.replid;
@@ -184,6 +186,7 @@ static void start_full_sync(int diskless) {
  * taking the stream another waiting replica has piled up since its fork. */
 static int join_running_save(client *c) {
     if (persist_child_target() != PERSIST_CHILD_DISK) return 0;
+    repl_flush(); /* the other replica's output is complete */
     for (int i = 0; i < rs.nreplicas; i++) {
         client *o = rs.replicas[i];
         replica_link *r = o->repl;

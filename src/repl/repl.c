@@ -9,8 +9,11 @@
  * primary can continue from the new one without a full sync.
  *
  * The stream reaches replicas through the backlog: it exists from the first
- * replica (or from becoming a replica) and the sink is attached then, so a
- * server that never had a replica pays nothing for replication.
+ * replica (or from becoming a replica), so a server that never had a
+ * replica pays nothing for replication. The propagation sink is attached
+ * while we are a primary with a backlog (a replica passes on its primary's
+ * bytes instead). Replicas get the stream in one block per loop iteration,
+ * read back from the backlog (repl_stream_add, repl_flush).
  */
 #include "repl.h"
 #include "repl_int.h"
@@ -51,28 +54,61 @@ void repl_shift_ids(void) {
 
 /* ---- the stream ---------------------------------------------------------------- */
 
-static void prop_sink(const char *p, size_t n) {
-    if (srv.repl_replica) return; /* a replica passes on its primary's bytes (replica_applied) */
-    repl_feed(p, n);
+static void prop_sink(const char *p, size_t n) { repl_feed(p, n); }
+
+/* The sink is attached while we are a primary with a backlog: a replica
+ * passes on its primary's bytes (replica_applied), and a detached sink
+ * spares it encoding its own propagation of every applied command. */
+static void update_sink(void) {
+    if (rs.has_backlog && !srv.repl_replica) prop_attach(prop_sink);
+    else prop_detach(prop_sink);
 }
 
 void repl_backlog_ensure(void) {
     if (rs.has_backlog) return;
     backlog_init(&rs.bl, (size_t)config_ll("repl-backlog-size"), rs.offset + 1);
     rs.has_backlog = 1;
-    prop_attach(prop_sink);
+    rs.unsent = 0;
+    update_sink();
+}
+
+/* Stream bytes go into the backlog at once (the offset is exact at every
+ * moment: WAIT, INFO, snapshots read it) and reach the replicas' output
+ * rings in one block per loop iteration (repl_flush, before the output is
+ * written), instead of one ring append and limit check per replica per
+ * write: the newest `unsent` bytes of the backlog are what they have not
+ * had yet. Whatever changes the set of replicas fed, or what the backlog
+ * holds, flushes first; bytes that would push unsent past the backlog's
+ * size are flushed and passed on at once. */
+void repl_stream_add(const char *p, size_t n) {
+    rs.offset += (long long)n;
+    if (!rs.has_backlog || rs.unsent + n > rs.bl.size) {
+        repl_flush();
+        if (rs.has_backlog) backlog_feed(&rs.bl, p, n);
+        primary_feed_replicas(p, n);
+        return;
+    }
+    backlog_feed(&rs.bl, p, n);
+    if (rs.nreplicas) rs.unsent += n;
 }
 
 void repl_feed(const char *p, size_t n) {
-    if (!rs.has_backlog) return;
-    rs.offset += (long long)n;
-    backlog_feed(&rs.bl, p, n);
-    primary_feed_replicas(p, n);
+    if (rs.has_backlog) repl_stream_add(p, n);
+}
+
+void repl_flush(void) {
+    if (!rs.unsent) return;
+    const char *p[2];
+    size_t n[2];
+    int k = backlog_pieces(&rs.bl, backlog_end(&rs.bl) - (long long)rs.unsent, p, n);
+    rs.unsent = 0;
+    for (int i = 0; i < k; i++) primary_feed_replicas(p[i], n[i]);
 }
 
 static void backlog_cron(void) {
     if (!rs.has_backlog) return;
     size_t want = (size_t)config_ll("repl-backlog-size");
+    repl_flush(); /* what the replicas still need must not be dropped with the oldest bytes */
     if (want != rs.bl.size) backlog_resize(&rs.bl, want);
     if (rs.nreplicas || srv.repl_replica) {
         rs.no_replicas_since_ms = 0;
@@ -85,7 +121,7 @@ static void backlog_cron(void) {
         repl_change_id();
         backlog_free(&rs.bl);
         rs.has_backlog = 0;
-        prop_detach(prop_sink);
+        update_sink();
         server_log(LOG_NOTICE_, "Replication backlog freed after %lld seconds without connected replicas.", ttl);
     }
 }
@@ -104,7 +140,10 @@ static int min_replicas_on(void) { return srv.cfg.min_replicas_to_write > 0 && s
 /* The dispatcher skips the replication rules while none can apply: not a
  * replica, no min-replicas (CONFIG SET min-replicas-* applies to the very
  * next command: config.c calls this). */
-void repl_update_checks(void) { srv.repl_checks = srv.repl_replica || min_replicas_on(); }
+void repl_update_checks(void) {
+    srv.repl_checks = srv.repl_replica || min_replicas_on();
+    update_sink(); /* the role may have changed (replica.c calls this when it does) */
+}
 
 repl_script_write_fn *repl_script_declares_write;
 
@@ -203,6 +242,7 @@ void repl_cron(void) {
 void repl_before_sleep(void) {
     failover_before_sleep();
     primary_before_sleep();
+    repl_flush(); /* just before the loop writes the output */
 }
 
 /* ---- INFO ---------------------------------------------------------------------------- */

@@ -405,6 +405,7 @@ static void load_snapshot(void) {
     memset(rs.replid2, '0', REPLID_LEN);
     rs.second_off = -1;
     rs.offset = rs.psync_off;
+    repl_flush();
     if (rs.has_backlog) backlog_free(&rs.bl), rs.has_backlog = 0;
     primary_drop_replicas();
     rs.master_db = st.repl_stream_db >= 0 && st.repl_stream_db < db_count() ? st.repl_stream_db : 0; /* where the stream goes on */
@@ -496,12 +497,6 @@ static void on_readable(evloop *el, int fd, void *data, int mask) {
 
 /* ---- the stream ---------------------------------------------------------------------- */
 
-static void applied(const char *p, size_t n) {
-    rs.offset += (long long)n;
-    if (rs.has_backlog) backlog_feed(&rs.bl, p, n);
-    primary_feed_replicas(p, n);
-}
-
 /* A transaction counts once its EXEC has run (as Redis's replica offsets):
  * until then its bytes wait, so neither our offset nor a snapshot taken for
  * our own replicas ever stands inside one (a sub-replica would get an EXEC
@@ -513,10 +508,10 @@ void replica_applied(client *c, const char *p, size_t n) {
         return;
     }
     if (rs.in_multi.len) {
-        applied(rs.in_multi.p, rs.in_multi.len);
+        repl_stream_add(rs.in_multi.p, rs.in_multi.len);
         rs.in_multi.len = 0;
     }
-    applied(p, n);
+    repl_stream_add(p, n);
 }
 
 void replica_send_ack(void) {
