@@ -194,6 +194,55 @@ static void merge_sort(const sort_ctx *x, sort_item *v, sort_item *tmp, size_t n
     if (src != v) memcpy(v, src, n * sizeof *v);
 }
 
+/* A LIMIT this small a part of the elements (k <= n / SORT_PARTIAL) is
+ * selected rather than sorted in full. */
+#define SORT_PARTIAL 8
+
+/* Does v[i] come before v[j] in the stable order (ties: input order)? */
+static int sorts_before(const sort_ctx *x, const sort_item *v, size_t i, size_t j) {
+    int cmp = sort_compare(x, &v[i], &v[j]);
+    return cmp < 0 || (cmp == 0 && i < j);
+}
+
+/* Restore the max-heap h[0..n) (by sorts_before: the last kept on top) below slot r. */
+static void heap_down(const sort_ctx *x, const sort_item *v, size_t *h, size_t n, size_t r) {
+    for (;;) {
+        size_t c = 2 * r + 1;
+        if (c >= n) return;
+        if (c + 1 < n && sorts_before(x, v, h[c], h[c + 1])) c++;
+        if (!sorts_before(x, v, h[r], h[c])) return;
+        size_t t = h[r];
+        h[r] = h[c];
+        h[c] = t;
+        r = c;
+    }
+}
+
+/* The first k items of v[0..n) in the stable order, in order, in v[0..k)
+ * (the rest of v is left unspecified; out: room for k items): one pass
+ * keeping the k first seen so far in a max-heap of indices. SORT ...
+ * LIMIT 0 10 of 10,000 elements: ~10,000 comparisons instead of ~120,000,
+ * and the same items as the full stable sort, ties included. */
+static void sort_first(const sort_ctx *x, sort_item *v, sort_item *out, size_t n, size_t k) {
+    if (k == 0) return;
+    size_t *h = zmalloc(k * sizeof *h);
+    for (size_t i = 0; i < k; i++) h[i] = i;
+    for (size_t i = k / 2; i-- > 0;) heap_down(x, v, h, k, i);
+    for (size_t i = k; i < n; i++) {
+        if (sorts_before(x, v, i, h[0])) {
+            h[0] = i;
+            heap_down(x, v, h, k, 0);
+        }
+    }
+    for (size_t m = k; m > 0; m--) { /* the top is the last of the m left */
+        out[m - 1] = v[h[0]];
+        h[0] = h[m - 1];
+        heap_down(x, v, h, m - 1, 0);
+    }
+    memcpy(v, out, k * sizeof *v);
+    zfree(h);
+}
+
 /* ---- patterns ---------------------------------------------------------- */
 
 typedef struct keybuf {
@@ -472,8 +521,10 @@ static void sort_generic(client *c, int readonly) {
             }
         }
         sort_ctx x = {desc, alpha, has_by, has_store};
+        size_t k = end >= start ? (size_t)end + 1 : 0; /* the items the reply reads */
         sort_item *tmp = zmalloc(sizeof(sort_item) * (size_t)(cnt > 0 ? cnt : 1));
-        merge_sort(&x, v, tmp, (size_t)cnt);
+        if (k <= (size_t)cnt / SORT_PARTIAL) sort_first(&x, v, tmp, (size_t)cnt, k);
+        else merge_sort(&x, v, tmp, (size_t)cnt);
         zfree(tmp);
     }
 
