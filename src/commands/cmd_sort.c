@@ -17,7 +17,8 @@
  *  - ties: numeric weights fall back to comparing the elements as bytes;
  *    ALPHA compares with strcoll (as C strings) unless STORE is given, then
  *    as bytes; equal ALPHA weights keep the input order (glibc's qsort,
- *    which Redis uses, is a stable merge sort: so is ours);
+ *    which Redis uses, is a stable merge sort: so is ours, and a short
+ *    LIMIT's selection keeps exactly the stable order's first items);
  *  - BY without '*' keeps the native order: lists and sorted sets honour
  *    DESC and LIMIT directly; a set is sorted ALPHA anyway when the result
  *    is stored or the caller is a script (so that replicas agree);
