@@ -17,7 +17,8 @@
  *  - ties: numeric weights fall back to comparing the elements as bytes;
  *    ALPHA compares with strcoll (as C strings) unless STORE is given, then
  *    as bytes; equal ALPHA weights keep the input order (glibc's qsort,
- *    which Redis uses, is a stable merge sort: so is ours);
+ *    which Redis uses, is a stable merge sort: so is ours, and a short
+ *    LIMIT's selection keeps exactly the stable order's first items);
  *  - BY without '*' keeps the native order: lists and sorted sets honour
  *    DESC and LIMIT directly; a set is sorted ALPHA anyway when the result
  *    is stored or the caller is a script (so that replicas agree);
@@ -61,21 +62,66 @@ static size_t cstr_len(span s) {
     return z ? (size_t)(z - s.p) : s.len;
 }
 
-/* An owned, NUL-terminated copy of n bytes (strtod and strcoll read C strings). */
-static char *dup_bytes(const char *p, size_t n) {
-    char *s = zmalloc(n + 1);
+/* The elements' bytes (and ALPHA weights), each NUL-terminated (strtod and
+ * strcoll read C strings), bump-allocated from a few blocks that grow
+ * geometrically: one allocation per element made a SORT of 10,000
+ * elements spend a fifth of its time in malloc and free. */
+typedef struct sort_block {
+    struct sort_block *next;
+    size_t used, cap;
+    char data[];
+} sort_block;
+
+typedef struct sort_arena {
+    sort_block *head; /* the block being filled */
+    size_t next_cap;
+} sort_arena;
+
+#define ARENA_FIRST 1024
+#define ARENA_MAX (1u << 20)
+
+static char *arena_dup(sort_arena *a, const char *p, size_t n) {
+    sort_block *b = a->head;
+    if (!b || b->cap - b->used < n + 1) {
+        size_t cap = a->next_cap ? a->next_cap : ARENA_FIRST;
+        if (cap < ARENA_MAX) a->next_cap = cap * 2;
+        if (cap < n + 1) cap = n + 1;
+        b = zmalloc(sizeof *b + cap);
+        b->used = 0;
+        b->cap = cap;
+        if (a->head && n + 1 > ARENA_FIRST) {
+            /* a big element gets a block of its own: keep filling the current one */
+            b->next = a->head->next;
+            a->head->next = b;
+        } else {
+            b->next = a->head;
+            a->head = b;
+        }
+    }
+    char *s = b->data + b->used;
     if (n) memcpy(s, p, n);
     s[n] = '\0';
+    b->used += n + 1;
     return s;
 }
 
+static void arena_free(sort_arena *a) {
+    for (sort_block *b = a->head, *next; b; b = next) {
+        next = b->next;
+        zfree(b);
+    }
+}
+
 /* One element to sort: its bytes, and its weight (a score, or for ALPHA
- * with BY the bytes of the weight value, NULL when the key is missing). */
+ * with BY the bytes of the weight value, NULL when the key is missing).
+ * 32 bytes: the merge sort moves items, not pointers to them. */
 typedef struct sort_item {
-    char *el;
+    const char *el;
     size_t len;
-    double score;
-    char *cmp;
+    union {
+        double score;    /* numeric */
+        const char *cmp; /* ALPHA with BY */
+    } w;
     size_t cmplen;
 } sort_item;
 
@@ -94,13 +140,13 @@ static int cmp_binary(const char *a, size_t al, const char *b, size_t bl) {
 static int sort_compare(const sort_ctx *x, const sort_item *a, const sort_item *b) {
     int cmp;
     if (!x->alpha) {
-        if (a->score > b->score) cmp = 1;
-        else if (a->score < b->score) cmp = -1;
+        if (a->w.score > b->w.score) cmp = 1;
+        else if (a->w.score < b->w.score) cmp = -1;
         else cmp = cmp_binary(a->el, a->len, b->el, b->len);
     } else if (x->bypattern) {
-        if (!a->cmp || !b->cmp) cmp = a->cmp == b->cmp ? 0 : !a->cmp ? -1 : 1;
-        else if (x->store) cmp = cmp_binary(a->cmp, a->cmplen, b->cmp, b->cmplen);
-        else cmp = strcoll(a->cmp, b->cmp);
+        if (!a->w.cmp || !b->w.cmp) cmp = a->w.cmp == b->w.cmp ? 0 : !a->w.cmp ? -1 : 1;
+        else if (x->store) cmp = cmp_binary(a->w.cmp, a->cmplen, b->w.cmp, b->cmplen);
+        else cmp = strcoll(a->w.cmp, b->w.cmp);
     } else {
         if (x->store) cmp = cmp_binary(a->el, a->len, b->el, b->len);
         else cmp = strcoll(a->el, b->el);
@@ -109,17 +155,93 @@ static int sort_compare(const sort_ctx *x, const sort_item *a, const sort_item *
     return cmp;
 }
 
-/* Stable top-down merge sort of v[0..n) (tmp: room for n items). */
-static void merge_sort(const sort_ctx *x, sort_item *v, sort_item *tmp, size_t n) {
-    if (n < 2) return;
-    size_t n1 = n / 2, n2 = n - n1;
-    merge_sort(x, v, tmp, n1);
-    merge_sort(x, v + n1, tmp, n2);
+/* Runs this short are sorted by insertion before merging. */
+#define SORT_RUN 8
+
+/* Stable insertion sort of v[0..n). */
+static void insertion_sort(const sort_ctx *x, sort_item *v, size_t n) {
+    for (size_t i = 1; i < n; i++) {
+        sort_item t = v[i];
+        size_t j = i;
+        for (; j > 0 && sort_compare(x, &v[j - 1], &t) > 0; j--) v[j] = v[j - 1];
+        v[j] = t;
+    }
+}
+
+/* Stable merge of the sorted runs a[0..n1) and a[n1..n) into out. */
+static void merge_runs(const sort_ctx *x, const sort_item *a, size_t n1, size_t n, sort_item *out) {
     size_t i = 0, j = n1, k = 0;
-    while (i < n1 && j < n) tmp[k++] = sort_compare(x, &v[i], &v[j]) <= 0 ? v[i++] : v[j++];
-    while (i < n1) tmp[k++] = v[i++];
-    /* the rest of the right half is in place already */
-    memcpy(v, tmp, k * sizeof *v);
+    while (i < n1 && j < n) out[k++] = sort_compare(x, &a[i], &a[j]) <= 0 ? a[i++] : a[j++];
+    while (i < n1) out[k++] = a[i++];
+    while (j < n) out[k++] = a[j++];
+}
+
+/* Stable bottom-up merge sort of v[0..n) (tmp: room for n items): runs of
+ * SORT_RUN by insertion, then passes that merge from one buffer into the
+ * other. Any stable sort gives the same order as glibc's qsort (a stable
+ * merge sort), which Redis uses. */
+static void merge_sort(const sort_ctx *x, sort_item *v, sort_item *tmp, size_t n) {
+    for (size_t i = 0; i < n; i += SORT_RUN) insertion_sort(x, v + i, n - i < SORT_RUN ? n - i : SORT_RUN);
+    sort_item *src = v, *dst = tmp;
+    for (size_t w = SORT_RUN; w < n; w *= 2) {
+        for (size_t i = 0; i < n; i += 2 * w) {
+            size_t left = n - i;
+            merge_runs(x, src + i, left < w ? left : w, left < 2 * w ? left : 2 * w, dst + i);
+        }
+        sort_item *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != v) memcpy(v, src, n * sizeof *v);
+}
+
+/* A LIMIT this small a part of the elements (k <= n / SORT_PARTIAL) is
+ * selected rather than sorted in full. */
+#define SORT_PARTIAL 8
+
+/* Does v[i] come before v[j] in the stable order (ties: input order)? */
+static int sorts_before(const sort_ctx *x, const sort_item *v, size_t i, size_t j) {
+    int cmp = sort_compare(x, &v[i], &v[j]);
+    return cmp < 0 || (cmp == 0 && i < j);
+}
+
+/* Restore the max-heap h[0..n) (by sorts_before: the last kept on top) below slot r. */
+static void heap_down(const sort_ctx *x, const sort_item *v, size_t *h, size_t n, size_t r) {
+    for (;;) {
+        size_t c = 2 * r + 1;
+        if (c >= n) return;
+        if (c + 1 < n && sorts_before(x, v, h[c], h[c + 1])) c++;
+        if (!sorts_before(x, v, h[r], h[c])) return;
+        size_t t = h[r];
+        h[r] = h[c];
+        h[c] = t;
+        r = c;
+    }
+}
+
+/* The first k items of v[0..n) in the stable order, in order, in v[0..k)
+ * (the rest of v is left unspecified; out: room for k items): one pass
+ * keeping the k first seen so far in a max-heap of indices. SORT ...
+ * LIMIT 0 10 of 10,000 elements: ~10,000 comparisons instead of ~120,000,
+ * and the same items as the full stable sort, ties included. */
+static void sort_first(const sort_ctx *x, sort_item *v, sort_item *out, size_t n, size_t k) {
+    if (k == 0) return;
+    size_t *h = zmalloc(k * sizeof *h);
+    for (size_t i = 0; i < k; i++) h[i] = i;
+    for (size_t i = k / 2; i-- > 0;) heap_down(x, v, h, k, i);
+    for (size_t i = k; i < n; i++) {
+        if (sorts_before(x, v, i, h[0])) {
+            h[0] = i;
+            heap_down(x, v, h, k, 0);
+        }
+    }
+    for (size_t m = k; m > 0; m--) { /* the top is the last of the m left */
+        out[m - 1] = v[h[0]];
+        h[0] = h[m - 1];
+        heap_down(x, v, h, m - 1, 0);
+    }
+    memcpy(v, out, k * sizeof *v);
+    zfree(h);
 }
 
 /* ---- patterns ---------------------------------------------------------- */
@@ -183,12 +305,33 @@ static int pattern_value(client *c, keybuf *kb, span pat, const char *el, size_t
     return 1;
 }
 
+/* A NUL-terminated copy of p[0..n) in kb (reused from call to call). */
+static const char *keybuf_cstr(keybuf *kb, const char *p, size_t n) {
+    if (n + 1 > kb->cap) {
+        kb->cap = n + 1 < 64 ? 64 : n + 1;
+        zfree(kb->p);
+        kb->p = zmalloc(kb->cap);
+    }
+    if (n) memcpy(kb->p, p, n);
+    kb->p[n] = '\0';
+    return kb->p;
+}
+
 /* A weight as Redis 7.0 parses it: strtod over the C string, which must be
- * consumed up to its end; ERANGE and NaN refused. */
-static int parse_weight(const char *s, double *out) {
+ * consumed up to its end; ERANGE and NaN refused. A canonical integer
+ * (str_to_ll's strict form) is converted directly: strtod's correctly
+ * rounded value of its digits is the same double, at a twentieth of the
+ * cost. cstr: w as a C string, or NULL to have one made in scratch. */
+static int parse_weight(span w, const char *cstr, keybuf *scratch, double *out) {
+    long long ll;
+    if (str_to_ll(w.p, w.len, &ll)) {
+        *out = (double)ll;
+        return 1;
+    }
+    if (!cstr) cstr = keybuf_cstr(scratch, w.p, w.len);
     char *eptr;
     errno = 0;
-    double d = strtod(s, &eptr);
+    double d = strtod(cstr, &eptr);
     if (eptr[0] != '\0' || errno == ERANGE || isnan(d)) return 0;
     *out = d;
     return 1;
@@ -301,6 +444,7 @@ static void sort_generic(client *c, int readonly) {
     if ((type == OBJ_ZSET || type == OBJ_LIST) && dontsort && (start != 0 || end != vlen - 1)) vlen = end - start + 1;
 
     sort_item *v = zcalloc(sizeof(sort_item) * (size_t)(vlen > 0 ? vlen : 1));
+    sort_arena arena = {NULL, 0};
     long long cnt = 0;
     if (type == OBJ_LIST && dontsort) {
         if (n && end >= start) {
@@ -309,7 +453,7 @@ static void sort_generic(client *c, int readonly) {
             size_t from = desc ? (size_t)(total - start - 1) : (size_t)start;
             tl_iter_init(&it, dn_ptr(n), from, desc ? TL_HEAD : TL_TAIL);
             while (cnt < vlen && tl_iter_next(&it, &e)) {
-                v[cnt].el = dup_bytes(e.p, e.len);
+                v[cnt].el = arena_dup(&arena, e.p, e.len);
                 v[cnt].len = e.len;
                 cnt++;
             }
@@ -322,7 +466,7 @@ static void sort_generic(client *c, int readonly) {
             tl_elem e;
             tl_iter_init(&it, dn_ptr(n), 0, TL_TAIL);
             while (cnt < vlen && tl_iter_next(&it, &e)) {
-                v[cnt].el = dup_bytes(e.p, e.len);
+                v[cnt].el = arena_dup(&arena, e.p, e.len);
                 v[cnt].len = e.len;
                 cnt++;
             }
@@ -332,7 +476,7 @@ static void sort_generic(client *c, int readonly) {
         fset_member m;
         fset_iter_init(&it, dn_ptr(n));
         while (cnt < vlen && fset_iter_next(&it, &m)) {
-            v[cnt].el = dup_bytes(m.p, m.len);
+            v[cnt].el = arena_dup(&arena, m.p, m.len);
             v[cnt].len = m.len;
             cnt++;
         }
@@ -346,7 +490,7 @@ static void sort_generic(client *c, int readonly) {
             for (; cnt < vlen && zs_iter_valid(&it); zs_iter_next(&it)) {
                 size_t ml;
                 const char *m = zs_iter_member(&it, &ml);
-                v[cnt].el = dup_bytes(m, ml);
+                v[cnt].el = arena_dup(&arena, m, ml);
                 v[cnt].len = ml;
                 cnt++;
             }
@@ -357,7 +501,7 @@ static void sort_generic(client *c, int readonly) {
         }
     }
 
-    keybuf kb = {NULL, 0};
+    keybuf kb = {NULL, 0}, scratch = {NULL, 0};
     int conversion_error = 0;
     if (!dontsort) {
         for (long long j = 0; j < cnt; j++) {
@@ -370,18 +514,18 @@ static void sort_generic(client *c, int readonly) {
             }
             if (alpha) {
                 if (has_by) {
-                    v[j].cmp = dup_bytes(w.p, w.len);
+                    v[j].w.cmp = arena_dup(&arena, w.p, w.len);
                     v[j].cmplen = w.len;
                 }
-            } else {
-                char *tmp = has_by ? dup_bytes(w.p, w.len) : NULL;
-                if (!parse_weight(tmp ? tmp : v[j].el, &v[j].score)) conversion_error = 1;
-                zfree(tmp);
+            } else if (!parse_weight(w, has_by ? NULL : v[j].el, &scratch, &v[j].w.score)) {
+                conversion_error = 1;
             }
         }
         sort_ctx x = {desc, alpha, has_by, has_store};
+        size_t k = end >= start ? (size_t)end + 1 : 0; /* the items the reply reads */
         sort_item *tmp = zmalloc(sizeof(sort_item) * (size_t)(cnt > 0 ? cnt : 1));
-        merge_sort(&x, v, tmp, (size_t)cnt);
+        if (k <= (size_t)cnt / SORT_PARTIAL) sort_first(&x, v, tmp, (size_t)cnt, k);
+        else merge_sort(&x, v, tmp, (size_t)cnt);
         zfree(tmp);
     }
 
@@ -427,12 +571,10 @@ static void sort_generic(client *c, int readonly) {
         reply_int(c, outputlen);
     }
 
-    for (long long j = 0; j < cnt; j++) {
-        zfree(v[j].el);
-        zfree(v[j].cmp);
-    }
+    arena_free(&arena);
     zfree(v);
     zfree(kb.p);
+    zfree(scratch.p);
     zfree(gets);
 }
 

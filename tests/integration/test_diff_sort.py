@@ -234,6 +234,39 @@ CASES = {
 }
 
 
+def _big_sort_case(seed=16, n=2000):
+    """A LIMIT of at most an eighth of the elements is selected, not sorted
+    in full (cmd_sort.c's sort_first): big collections with many ties
+    (duplicate numbers, equal BY weights, equal numeric values spelled
+    differently), LIMIT at the start, in the middle and past the end, ASC
+    and DESC, GET, STORE."""
+    rnd = random.Random(seed)
+    nums = [rnd.choice([str(rnd.randrange(50)), str(rnd.randrange(10 ** 9)), "%d.0" % rnd.randrange(50),
+                        "%.3f" % rnd.uniform(-100, 100), "0%d" % rnd.randrange(50), "1e%d" % rnd.randrange(5)])
+            for _ in range(n)]
+    words = ["member:%d" % rnd.randrange(10 ** 6) for _ in range(n)] + ["a", "B", "b", "\xe9", "", "10", "9"]
+    weights = []
+    for m in set(nums):
+        weights += ["w_" + m, str(rnd.randrange(20))]
+    zargs = []
+    for i in range(n):
+        zargs += [str(rnd.randrange(30)), "z%d" % i]
+    steps = [["RPUSH", "big", *nums], ["SADD", "bigs", *words], ["MSET", *weights], ["ZADD", "bigz", *zargs]]
+    for limit in (["0", "1"], ["0", "10"], ["7", "10"], ["100", "150"], ["0", "250"], ["0", "251"], ["1995", "10"]):
+        for order in ([], ["DESC"]):
+            steps += [["SORT", "big", "LIMIT", *limit, *order], ["SORT", "bigs", "ALPHA", "LIMIT", *limit, *order],
+                      ["SORT", "big", "BY", "w_*", "LIMIT", *limit, *order],
+                      ["SORT", "big", "BY", "w_*", "LIMIT", *limit, *order, "GET", "#", "GET", "w_*"],
+                      ["SORT_RO", "bigz", "LIMIT", *limit, *order]]
+    steps += [["SORT", "big", "LIMIT", "3", "12", "STORE", "d"], ["LRANGE", "d", "0", "-1"],
+              ["SORT", "bigs", "ALPHA", "DESC", "LIMIT", "0", "5", "STORE", "d"], ["LRANGE", "d", "0", "-1"],
+              ["RPUSH", "big", "x"], ["SORT", "big", "LIMIT", "0", "10"]]
+    return steps
+
+
+CASES["big_limits"] = _big_sort_case()
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_sort_lcs(pair, name):
     f, r = pair

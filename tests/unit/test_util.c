@@ -581,6 +581,39 @@ Test(str_to_d, short_random_vs_strtod) {
     }
 }
 
+/* Plain decimals ("-?digits[.digits]") take str_to_d's exact fast path
+ * when short enough; every one must be strtod's double, bit for bit (the
+ * sign of zero included), on both sides of the path's limits (2^53, 16
+ * digits, 22 digits after the point). */
+Test(str_to_d, plain_decimals_vs_strtod) {
+    static const char *edges[] = {
+        "0", "-0", "0.0", "-0.0", "00", ".5", "-.5", "5.", "-5.", "1.5", "13.36", "38.11", "-180", "85.05112878",
+        "9007199254740992", "9007199254740993", "-9007199254740993", "900719925474099.3", "0.9007199254740993",
+        "1234567890123456", "12345678901234567", "0.1234567890123456789012", "0.12345678901234567890123",
+        "0.0000000000000000000001", "0.00000000000000000000001", "1.0000000000000000000000", "99999999999999999",
+        "4.35", "0.3", "-2.675", "123.456", "1e5", "1.2.3", ".", "-", "--1", "-+1", "+1.5",
+    };
+    for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) d_same_as_ref(edges[i], strlen(edges[i]));
+    cr_assert(signbit(d_ok(S("-0.0"))), "-0.0 keeps its sign, as strtod");
+
+    unsigned long long x = 0x2545F4914F6CDD1DULL;
+    char b[40];
+    for (int iter = 0; iter < 300000; iter++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        size_t n = 0, digits = 1 + (size_t)(x % 24), point = (size_t)((x >> 5) % (digits + 2));
+        if ((x >> 10) & 1) b[n++] = '-';
+        unsigned long long y = x * 0x9E3779B97F4A7C15ULL;
+        for (size_t d = 0; d < digits; d++) {
+            if (d == point) b[n++] = '.';
+            b[n++] = (char)('0' + (y >> 60) % 10);
+            y = y * 6364136223846793005ULL + 1442695040888963407ULL;
+        }
+        d_same_as_ref(b, n);
+    }
+}
+
 /* ------------------------------------------------------- ld_to_str_human */
 
 static void human_is(long double v, const char *want) {
