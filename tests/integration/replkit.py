@@ -35,6 +35,7 @@ import time
 
 from conftest import start_server
 from resp_client import RawClient, parse
+from polling import poll
 
 ORACLE = os.environ.get("REPL_ORACLE", "") not in ("", "0", "no", "false")
 NDBS = 4
@@ -173,19 +174,6 @@ def replicaof(node: Node, master: Node | None):
         assert node.call("REPLICAOF", "NO", "ONE") == "OK"
     else:
         assert node.call("REPLICAOF", "127.0.0.1", master.port) == "OK"
-
-
-def poll(cond, timeout: float, what: str, interval: float = 0.02, diag=None):
-    """Calls cond() until it returns a truthy value (returned) or fails after timeout."""
-    deadline = time.monotonic() + timeout
-    while True:
-        v = cond()
-        if v:
-            return v
-        if time.monotonic() > deadline:
-            extra = diag() if diag else ""
-            raise AssertionError("timed out after %.0fs waiting for %s %s" % (timeout, what, extra))
-        time.sleep(interval)
 
 
 def wait_link_up(replica: Node, timeout: float = SYNC_TIMEOUT):

@@ -46,6 +46,7 @@ import redis as redispy
 
 from conftest import ServerProcess, ferry_binary, free_port, redis_binary, start_in
 from resp_client import RawClient, ServerClosed
+from polling import poll
 
 KINDS = ["ferry", "redis"]
 AOFDIR = "appendonlydir"
@@ -96,17 +97,6 @@ def shutdown_nosave(server):
 
 def info(r, section="persistence"):
     return r.info(section)
-
-
-def poll(cond, timeout=20.0, what="condition", interval=0.02):
-    deadline = time.monotonic() + timeout
-    while True:
-        v = cond()
-        if v:
-            return v
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting for %s" % what)
-        time.sleep(interval)
 
 
 def wait_rewrite_done(r, timeout=60):

@@ -12,12 +12,12 @@ keeps the link down). This is unit/auth's "binary password" tests, widened.
 from __future__ import annotations
 
 import os
-import time
 
 import pytest
 
 from conftest import ServerProcess, ferry_binary, redis_binary, server_pair
 from resp_client import RawClient, parse
+from polling import poll
 
 PASS = b"abc\x00def"
 ODD = b"\x00p\\0 \"q\"\r\n\xff"   # a NUL first, a backslash before '0', quotes, CRLF, a high byte
@@ -120,17 +120,6 @@ class ConfServer(ServerProcess):
     def argv(self, port):
         base = super().argv(port)
         return [base[0], self.conf] + base[1:]
-
-
-def poll(cond, timeout, what):
-    deadline = time.monotonic() + timeout
-    while True:
-        v = cond()
-        if v:
-            return v
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting for " + what)
-        time.sleep(0.05)
 
 
 def rewrite_and_restart(kind, tmp_path):

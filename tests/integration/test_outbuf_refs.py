@@ -24,12 +24,12 @@ import functools
 import random
 import re
 import socket
-import time
 
 import pytest
 
 from conftest import server_pair
 from resp_client import RawClient, encode_command
+from polling import poll
 
 KB = 1024
 MB = 1024 * KB
@@ -92,17 +92,8 @@ def info_int(admin: RawClient, field: str) -> int:
 
 
 def wait_for(cond, what, timeout: float = 10.0, step: float = 0.02):
-    """Poll cond until true; what (a string, or a function giving one at the
-    failure, to show the last state) names what was awaited."""
-    deadline = time.monotonic() + timeout
-    while True:
-        v = cond()
-        if v:
-            return v
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out after %.0fs waiting for %s"
-                                 % (timeout, what() if callable(what) else what))
-        time.sleep(step)
+    """poll() with the awaited thing first (what: a string or a function)."""
+    return poll(cond, timeout, what, step)
 
 
 def is_ferry(admin: RawClient) -> bool:
