@@ -73,7 +73,7 @@ static void ns_epoll_event(int ep, ns_conn *c, uint32_t events, char *rbuf) {
         if (ns_epoll_flush(ep, c) < 0) ns_epoll_close(ep, c);
         return;
     }
-    ssize_t r = read(c->fd, rbuf, NS_INBUF);
+    ssize_t r = read(c->fd, rbuf, NS_READ);
     if (r < 0 && (errno == EAGAIN || errno == EINTR)) return;
     if (r <= 0 || ns_conn_feed(c, rbuf, (size_t)r) < 0) {
         ns_epoll_close(ep, c);
@@ -83,7 +83,7 @@ static void ns_epoll_event(int ep, ns_conn *c, uint32_t events, char *rbuf) {
 }
 
 int ns_run_epoll(int lfd) {
-    static char rbuf[NS_INBUF];
+    static char rbuf[NS_READ];
     struct epoll_event evs[NS_EVENTS], lev = {.events = EPOLLIN, .data.ptr = NULL};
     int ep = epoll_create1(EPOLL_CLOEXEC), i, n;
     if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &lev) < 0) {
