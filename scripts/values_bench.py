@@ -37,21 +37,24 @@ worse than redis's at P >= 16.
 
 Output: <out>/values.csv (COLUMNS, described in analysis/SCHEMA.md), one row
 per run, flushed as it goes; the time window goes to <out>/windows.json; a
-summary table per (test, size, P) is printed at the end (median rps of each
-server, ferry/redis, ferry as a fraction of the null ceiling, ferry's
-P=100 / P=16, medians of p99 and server CPU us/op, and the issue's targets
-that the point misses). analysis/reproduce.py turns the CSV into
+summary table per (test, size, P) is printed at the end by analysis/values.py
+(median rps of each server, ferry/redis, ferry as a fraction of the null
+ceiling, ferry's P=100 / P=16, medians of p99 and server CPU us/op, and the
+issue's targets that the point misses). analysis/reproduce.py turns the CSV into
 results/tables/values__values.{md,tex} and results/fig/values__rps_vs_size_*.
 """
 from __future__ import annotations
 
 import argparse
-import statistics
+import sys
 import time
 from pathlib import Path
 
 import benchlib as bl
 import ceiling as cl
+
+sys.path.insert(0, str(bl.REPO))
+from analysis import values  # noqa: E402  (medians, ratios, issue 19's targets)
 
 COLUMNS = ["server", "server_version", "client", "test", "clients", "pipeline", "value_bytes", "keyspace", "run",
            "order", "requests", "rps", "p50_ms", "p99_ms", "server_cpu_us_per_op", "wall_s", "server_user_s",
@@ -102,59 +105,6 @@ def make_row(name: str, version: str, pa: argparse.Namespace, test: str, rnd: in
             "server_user_s": bl.fmt_num(m["server_user_s"], 2), "server_sys_s": bl.fmt_num(m["server_sys_s"], 2),
             "client_user_s": bl.fmt_num(m["client_user_s"], 4), "client_sys_s": bl.fmt_num(m["client_sys_s"], 4),
             "started_utc": m["started_utc"]}
-
-
-# --------------------------------------------------------------------- summary
-def medians(rows: list) -> dict:
-    """{(test, size, P, server): {'rps', 'p99', 'cpu', 'runs'}} medians over runs."""
-    groups = {}
-    for r in rows:
-        groups.setdefault((r["test"], int(r["value_bytes"]), int(r["pipeline"]), r["server"]), []).append(r)
-    out = {}
-    for k, rs in groups.items():
-        p99 = [float(r["p99_ms"]) for r in rs if r["p99_ms"] != ""]
-        out[k] = {"rps": statistics.median(float(r["rps"]) for r in rs),
-                  "p99": statistics.median(p99) if p99 else float("nan"),
-                  "cpu": statistics.median(float(r["server_cpu_us_per_op"]) for r in rs), "runs": len(rs)}
-    return out
-
-
-def misses(size: int, p: int, vs_redis: float, of_null: float, p100_16: float, p99: tuple) -> list:
-    """The issue-19 targets this point misses (NaN inputs are not judged)."""
-    out = []
-    if vs_redis < 1.0:
-        out.append("<1.0x")
-    if p >= 16 and size in (1024, 4096) and vs_redis < 1.5:
-        out.append("<1.5x")
-    if p >= 16 and size >= 16384 and vs_redis < 1.2 and of_null < 0.9:
-        out.append("<1.2x&<90%ceil")
-    if p == 100 and p100_16 < 0.9:
-        out.append("P100<0.9*P16")
-    if p >= 16 and p99[0] > p99[1]:
-        out.append("p99>redis")
-    return out
-
-
-def summary_lines(rows: list) -> list:
-    """The printed table: one line per (test, size, P)."""
-    med = medians(rows)
-    nan = float("nan")
-    lines = ["%-4s %6s %4s %11s %11s %11s %6s %6s %7s %15s %13s  %s"
-             % ("test", "size", "P", "redis rps", "ferry rps", "null rps", "f/r", "f/null", "P100/16",
-                "p99 ms f/r", "us/op f/r", "misses (issue 19 targets)")]
-    for test, size, p in sorted({k[:3] for k in med}):
-        def g(server, field):
-            return med.get((test, size, p, server), {}).get(field, nan)
-        f, r, n = g("ferry", "rps"), g("redis", "rps"), g("null-epoll", "rps")
-        vs_redis, of_null = f / r if r > 0 else nan, f / n if n > 0 else nan
-        f16 = med.get((test, size, 16, "ferry"), {}).get("rps", nan)
-        p100_16 = f / f16 if p == 100 and f16 > 0 else nan
-        miss = misses(size, p, vs_redis, of_null, p100_16, (g("ferry", "p99"), g("redis", "p99")))
-        lines.append("%-4s %6d %4d %11.0f %11.0f %11.0f %6.2f %6.2f %7s %7.3f/%-7.3f %6.2f/%-6.2f  %s"
-                     % (test, size, p, r, f, n, vs_redis, of_null, "%.2f" % p100_16 if p == 100 else "",
-                        g("ferry", "p99"), g("redis", "p99"), g("ferry", "cpu"), g("redis", "cpu"),
-                        " ".join(miss) or "-"))
-    return lines
 
 
 # --------------------------------------------------------------------- main
@@ -235,7 +185,8 @@ def main(argv=None) -> int:
     pin = bl.pinning_available() and not args.no_pin
     fb = bl.client_binary(cl.CLIENT, args.ferry_bench)
     if fb is None:
-        raise SystemExit("values: %s not found (%s); run `make`" % (cl.CLIENT, args.ferry_bench or bl.DEFAULT_FERRY_BENCH))
+        raise SystemExit("values: %s not found (%s); run `make`"
+                         % (cl.CLIENT, args.ferry_bench or bl.DEFAULT_FERRY_BENCH))
     ferry_version = bl.server_version("ferry", bl.server_binary("ferry", args.ferry))
     names = list(args.servers)
     specs0 = cl.server_specs(args, args.sizes[0])
@@ -266,8 +217,8 @@ def main(argv=None) -> int:
         sink.close()
         bl.record_window(out_dir, "values", started, bl.utc_now(), pinning=bl.pinning_description(pin),
                          rows=sink.count)
-    for line in summary_lines(rows):
-        bl.log(line)
+    if rows:
+        bl.log("\n" + values.make_table("values", values.load(out_path)).md())
     return bl.report_runs("values", sink.count, out_path, progress["t0"], progress["failures"])
 
 
