@@ -303,7 +303,8 @@ def add_run_options(ap, retries_default: int) -> None:
                     help="a run during which other processes used more than PCT %% of either pinned core "
                          "(core busy share from /proc/stat minus the server's or client's own) is "
                          "repeated (default 10)")
-    ap.add_argument("--retries", type=int, default=None, help="repeats of such a run (default %d, --quick 0)" % retries_default)
+    ap.add_argument("--retries", type=int, default=None,
+                    help="repeats of such a run (default %d, --quick 0)" % retries_default)
     ap.add_argument("--out", default=str(bl.REPO / "results" / "bench"), help="output directory")
     ap.add_argument("--no-pin", action="store_true", help="do not pin server/client with taskset")
     ap.add_argument("--ferry", default=None, help="ferry-server binary (default build/ferry-server or $FERRY_SERVER)")
