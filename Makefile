@@ -162,7 +162,7 @@ bench-repl: deps $(SERVER)
 bench-values: deps $(SERVER) $(BENCH) $(NULLSRV)
 	.venv/bin/python scripts/values_bench.py
 
-bench-smoke: $(SERVER) $(BENCH)
+bench-smoke: $(SERVER) $(BENCH) $(NULLSRV)
 	@.venv/bin/python scripts/bench_smoke.py
 
 # Regenerates every figure and table from the checked-in CSVs only (no server).

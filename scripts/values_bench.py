@@ -22,11 +22,11 @@ stays under --max-working-set-mb (default 128 MB): 2,048 keys of 64 KB,
 preload stays short.
 
 Requests per run: each (point, server) is first calibrated by one short run
-(max(10000, 8*C*P) requests, not recorded), then every recorded run of that
+(max(10000, 4*C*P) requests, not recorded), then every recorded run of that
 server at that point has --seconds (default 1) worth of requests at the
-calibrated rate (at least 20*C*P). --requests N fixes N instead and skips the
-calibration. A full run (30 points x 3 servers x 3 rounds) takes about 10
-minutes on an idle 2-core machine.
+calibrated rate (at least 10*C*P: ten batches per connection). --requests N
+fixes N instead and skips the calibration. A full run (30 points x 3 servers
+x 3 rounds) should take about 10 minutes on an idle 2-core machine.
 
 Why: ferry's lead over redis-server shrinks and reverses as values grow
 (issue 19). This records the whole axis with the ceiling beside it, so each
@@ -85,8 +85,8 @@ def point_args(args, test: str, size: int, pipeline: int, requests: int) -> argp
 
 def calibrate(name: str, spec: tuple, test: str, pa: argparse.Namespace, pin: bool, fb: str) -> int:
     """Requests for --seconds of this server at this point, from one short run."""
-    floor = 20 * pa.conns * pa.pipeline
-    cal = argparse.Namespace(**dict(vars(pa), requests=max(MIN_CAL_REQUESTS, 8 * pa.conns * pa.pipeline),
+    floor = 10 * pa.conns * pa.pipeline
+    cal = argparse.Namespace(**dict(vars(pa), requests=max(MIN_CAL_REQUESTS, 4 * pa.conns * pa.pipeline),
                                     retries=0))
     m = cl.measure(name, spec, test, cal, pin, fb)
     n = max(floor, int(round(pa.seconds * m["rps"] / 1000.0)) * 1000)
@@ -189,8 +189,9 @@ def main(argv=None) -> int:
                          % (cl.CLIENT, args.ferry_bench or bl.DEFAULT_FERRY_BENCH))
     ferry_version = bl.server_version("ferry", bl.server_binary("ferry", args.ferry))
     names = list(args.servers)
-    specs0 = cl.server_specs(args, args.sizes[0])
-    versions = {n: cl.version_of(n, specs0[n][0], ferry_version) for n in names}
+    # every binary is checked here: one that vanishes later (a rebuild) fails its runs, not the script
+    specs = {size: cl.server_specs(args, size) for size in args.sizes}
+    versions = {n: cl.version_of(n, specs[args.sizes[0]][n][0], ferry_version) for n in names}
     out_dir = Path(args.out)
     out_path = out_dir / "values.csv"
     bl.log("values: %s; tests %s, sizes %s, P %s, C=%d, %d rounds, %s per run, pinning %s"
@@ -210,9 +211,8 @@ def main(argv=None) -> int:
     try:
         for test in args.tests:
             for size in args.sizes:
-                specs = cl.server_specs(args, size)
                 for p in args.pipelines:
-                    rows += run_point(test, size, p, names, specs, versions, args, pin, fb, sink, progress)
+                    rows += run_point(test, size, p, names, specs[size], versions, args, pin, fb, sink, progress)
     finally:
         sink.close()
         bl.record_window(out_dir, "values", started, bl.utc_now(), pinning=bl.pinning_description(pin),
