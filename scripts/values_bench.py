@@ -8,8 +8,10 @@ server order is rotated by r):
   redis         redis-server (Debian's 7.0.15), no persistence
   ferry         build/ferry-server, default configuration
   null-epoll    build/ferry-null-server --io epoll --value-size <size>: GET
-                answered with a bulk of <size> bytes, SET with +OK, no
-                keyspace: the most any server can do here (the ceiling)
+                answered with a bulk of <size> bytes (from 16 KB on written
+                by writev from its one encoded copy, as ferry sends big
+                values from their own memory), SET with +OK, no keyspace:
+                the most any server can do here (the ceiling)
 (--servers takes any of scripts/ceiling.py's servers.) Each run is
 scripts/ceiling.py's measure_clean(): a fresh server pinned to CPU 0, for GET
 the keyspace preloaded with values of the size, one ferry-bench run pinned

@@ -172,3 +172,76 @@ Test(null_frame, full_buffer_read_behind_a_partial_request, .init = setup) {
     free(stream);
     ns_conn_free(c);
 }
+
+/* Drains o by ns_out_iov (at most max_iov pieces) and ns_out_consume of
+ * `step` bytes at a time, as writes that take only part of what is offered
+ * do; returns the bytes in stream order (malloc'ed, *len set). */
+static char *drain(ns_out *o, int max_iov, size_t step, size_t *len) {
+    struct iovec iov[8];
+    size_t cap = 1 << 16;
+    char *got = malloc(cap);
+    *len = 0;
+    while (ns_out_pending(o)) {
+        int n = ns_out_iov(o, iov, max_iov), i;
+        size_t want = step, took = 0;
+        cr_assert(n > 0 && n <= max_iov, "%d pieces", n);
+        for (i = 0; i < n && took < want; i++) {
+            size_t k = iov[i].iov_len < want - took ? iov[i].iov_len : want - took;
+            cr_assert(*len + k <= cap);
+            memcpy(got + *len, iov[i].iov_base, k);
+            *len += k;
+            took += k;
+        }
+        ns_out_consume(o, took);
+    }
+    cr_assert_eq(o->len, 0);
+    cr_assert_eq(o->nrefs, 0);
+    return got;
+}
+
+/* With bulks by reference the connection's output is the same byte stream,
+ * drained in any piece size and any number of pieces per write. */
+Test(null_frame, bulks_by_reference_give_the_same_stream, .init = setup) {
+    size_t step, len;
+    int max_iov;
+    ns_ref_min = 0;
+    for (max_iov = 1; max_iov <= 8; max_iov++) {
+        for (step = 1; step <= sizeof REPLIES; step++) {
+            ns_conn *c = ns_conn_new(-1);
+            char *got;
+            c->out.by_ref = 1;
+            cr_assert_eq(ns_conn_feed(c, STREAM, sizeof STREAM - 1), 0);
+            cr_assert_eq(c->out.nrefs, 4, "GET and MGET's three bulks by reference");
+            cr_assert_eq(c->out.len, sizeof REPLIES - 1 - 4 * 10, "bulk bytes not copied");
+            got = drain(&c->out, max_iov, step, &len);
+            cr_assert_eq(len, sizeof REPLIES - 1, "iov %d step %zu: %zu bytes", max_iov, step, len);
+            cr_assert(memcmp(got, REPLIES, len) == 0, "iov %d step %zu: stream differs", max_iov, step);
+            free(got);
+            ns_conn_free(c);
+        }
+    }
+}
+
+/* Below --bulk-ref-min the bulk is copied; without by_ref (io_uring) always. */
+Test(null_frame, small_bulks_and_uring_copy, .init = setup) {
+    ns_out o = {0};
+    size_t len;
+    char *got;
+    ns_ref_min = 5; /* value size is 4 */
+    o.by_ref = 1;
+    cr_assert_eq(ns_frame("*2\r\n$3\r\nGET\r\n$1\r\nk\r\n", 20, &o), 20);
+    cr_assert_eq(o.nrefs, 0);
+    cr_assert_eq(o.len, 10);
+    ns_ref_min = 4;
+    cr_assert_eq(ns_frame("*2\r\n$3\r\nGET\r\n$1\r\nk\r\n", 20, &o), 20);
+    cr_assert_eq(o.nrefs, 1);
+    got = drain(&o, 8, 1000, &len);
+    cr_assert_eq(len, 20);
+    cr_assert(memcmp(got, "$4\r\nxxxx\r\n$4\r\nxxxx\r\n", 20) == 0);
+    free(got);
+    o.by_ref = 0;
+    cr_assert_eq(ns_frame("*2\r\n$3\r\nGET\r\n$1\r\nk\r\n", 20, &o), 20);
+    cr_assert_eq(o.nrefs, 0);
+    cr_assert_eq(o.len, 10);
+    ns_out_free(&o);
+}
