@@ -17,12 +17,11 @@ randomness), for `make reproduce` and for the script's own summary.
 from __future__ import annotations
 
 import math
-import statistics
 from pathlib import Path
 
 import numpy as np
 
-from analysis import io_csv, plots, tables
+from analysis import ceiling, io_csv, plots, tables
 from analysis.tables import Table, fmt
 from matplotlib.figure import Figure  # noqa: E402  (after plots, which selects the Agg backend)
 
@@ -32,16 +31,7 @@ NULL_COLOR = "#555555"
 
 
 def load(path: Path) -> list[dict]:
-    rows = io_csv.load_typed(path, io_csv.VALUES_COLUMNS)
-    for r in rows:
-        r["test"] = r["test"].upper()
-        r["server"] = r["server"].lower()
-    return rows
-
-
-def _median(vals) -> float:
-    v = [float(x) for x in vals if not math.isnan(float(x))]
-    return statistics.median(v) if v else math.nan
+    return ceiling.load(path, io_csv.VALUES_COLUMNS)
 
 
 def _ratio(a: float, b: float) -> float:
@@ -53,8 +43,8 @@ def per_server(rows: list[dict]) -> dict:
     groups: dict = {}
     for r in rows:
         groups.setdefault((r["test"], r["value_bytes"], r["pipeline"], r["server"]), []).append(r)
-    return {k: {"rps": _median(r["rps"] for r in rs), "p99_ms": _median(r["p99_ms"] for r in rs),
-                "cpu_us": _median(r["server_cpu_us_per_op"] for r in rs), "runs": len(rs),
+    return {k: {"rps": ceiling.nanmedian(r["rps"] for r in rs), "p99_ms": ceiling.nanmedian(r["p99_ms"] for r in rs),
+                "cpu_us": ceiling.nanmedian(r["server_cpu_us_per_op"] for r in rs), "runs": len(rs),
                 "rps_runs": sorted(r["rps"] for r in rs)}
             for k, rs in sorted(groups.items())}
 

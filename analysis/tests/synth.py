@@ -13,9 +13,12 @@ results/.
 """
 from __future__ import annotations
 
+import contextlib
 import csv
-import math
+import importlib
 import json
+import math
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -156,6 +159,17 @@ VALUES_CPU = {"redis": 4.0, "ferry": 2.0, "null-epoll": 1.0}
 VALUES_RUN_SCALE = (1.0, 0.9, 1.1)        # median 1.0
 # (test, value_bytes, pipeline, server) -> rps multiplier on top of values_rps()
 VALUES_OVERRIDE = {("GET", 16384, 100, "ferry"): 0.8 / 1.5}
+
+
+@contextlib.contextmanager
+def script_module(name: str):
+    """scripts/<name>.py imported as a module (scripts/ on sys.path meanwhile)."""
+    scripts = str(Path(__file__).resolve().parents[2] / "scripts")
+    sys.path.insert(0, scripts)
+    try:
+        yield importlib.import_module(name)
+    finally:
+        sys.path.remove(scripts)
 
 
 def values_rps(server: str, test: str, size: int, p: int) -> float:

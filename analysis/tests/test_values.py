@@ -118,12 +118,8 @@ def test_reproduce_writes_and_cleans_values_outputs(tmp_path: Path):
 # ------------------------------------------------ scripts/values_bench.py helpers
 @pytest.fixture(scope="module")
 def script():
-    sys.path.insert(0, str(ROOT / "scripts"))
-    try:
-        import values_bench as script_mod
-        yield script_mod
-    finally:
-        sys.path.remove(str(ROOT / "scripts"))
+    with synth.script_module("values_bench") as mod:
+        yield mod
 
 
 def test_keyspace_is_capped_by_working_set(script):
