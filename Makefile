@@ -124,7 +124,7 @@ fuzz-replay: $(FUZZ_BINS)
 	    tail -40 $(FUZZ_DIR)/$$n.replay.log; exit 1; fi; done
 
 # ---- benchmarks (issue: throughput model) -------------------------------------
-.PHONY: bench bench-smoke bench-persistence bench-aof bench-streams bench-commands bench-scripting bench-acl bench-repl
+.PHONY: bench bench-smoke bench-persistence bench-aof bench-streams bench-commands bench-scripting bench-acl bench-repl bench-values
 bench: deps $(SERVER) $(BENCH) $(NULLSRV)
 	.venv/bin/python scripts/bench_all.py
 
@@ -157,7 +157,12 @@ bench-acl: deps $(SERVER)
 bench-repl: deps $(SERVER)
 	.venv/bin/python scripts/repl_bench.py --trials 3 --ferry $(SERVER)
 
-bench-smoke: $(SERVER) $(BENCH)
+# GET/SET of 64 B..64 KB values at P=1/16/100: redis-server, ferry and the null-server ceiling,
+# alternating, pinned, medians of 3 (issue 19; ~10 min) -> results/bench/values.csv
+bench-values: deps $(SERVER) $(BENCH) $(NULLSRV)
+	.venv/bin/python scripts/values_bench.py
+
+bench-smoke: $(SERVER) $(BENCH) $(NULLSRV)
 	@.venv/bin/python scripts/bench_smoke.py
 
 # Regenerates every figure and table from the checked-in CSVs only (no server).

@@ -28,8 +28,9 @@ SERVER_ORDER = ("redis", "ferry", "ferry-nopoll", "null-epoll", "null-uring")
 CPU_FIELDS = ("server_user_s", "server_sys_s", "client_user_s", "client_sys_s")
 
 
-def load(path: Path) -> list[dict]:
-    rows = io_csv.load_typed(path, io_csv.CEILING_COLUMNS)
+def load(path: Path, columns: dict = io_csv.CEILING_COLUMNS) -> list[dict]:
+    """Typed rows of a ceiling.csv (or of values.csv, whose runs are taken alike)."""
+    rows = io_csv.load_typed(path, columns)
     for r in rows:
         r["test"] = r["test"].upper()
         r["server"] = r["server"].lower()

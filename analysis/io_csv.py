@@ -1,7 +1,7 @@
 """Typed CSV loading for results/bench (schema in analysis/SCHEMA.md).
 
 What: reads sweep, syscalls, instructions, memory, cycles, energy,
-ceiling and side-by-side suite (default_suite*, option_workloads) CSVs
+ceiling, values and side-by-side suite (default_suite*, option_workloads) CSVs
 into lists of dicts with the right Python types, validates required columns,
 and classifies the files of a results directory.
 
@@ -51,10 +51,18 @@ CEILING_COLUMNS = {
     "server_user_s": "f", "server_sys_s": "f", "client_user_s": "f",
     "client_sys_s": "f", "started_utc": "s",
 }
+# scripts/values_bench.py: the value-size axis (analysis/values.py)
+VALUES_COLUMNS = {
+    "server": "s", "server_version": "s", "client": "s", "test": "s",
+    "clients": "i", "pipeline": "i", "value_bytes": "i", "keyspace": "i", "run": "i", "order": "i",
+    "requests": "f", "rps": "f", "p50_ms": "f", "p99_ms": "f", "server_cpu_us_per_op": "f", "wall_s": "f",
+    "server_user_s": "f", "server_sys_s": "f", "client_user_s": "f",
+    "client_sys_s": "f", "started_utc": "s",
+}
 # fixed-name files that are neither sweeps nor AUX_KINDS; classify() puts
 # them in its aux dict under their stem
 OTHER_KNOWN = ("unavailable", "ceiling", "memory_elements", "persistence", "scripting", "aof", "streams",
-               "commands", "acl", "repl")
+               "commands", "acl", "repl", "values")
 # scripts/default_suite.py (default_suite.csv, default_suite_p<P>.csv) and
 # scripts/option_workloads.py: one row per (server, round, test), ferry vs
 # redis (analysis/suite.py).  The test's name is in SUITE_NAME_COLUMN[kind];
@@ -155,7 +163,8 @@ def classify(bench_dir: Path) -> tuple[list[Path], dict[str, Path], list[Path]]:
     """Split results/bench/*.csv into (sweeps, aux by kind, unrecognised).
 
     The aux dict also holds the OTHER_KNOWN files ('unavailable', 'ceiling',
-    'memory_elements', 'persistence', 'scripting', 'aof', 'streams', 'commands') and the side-by-side suites (suite_kind() not None),
+    'memory_elements', 'persistence', 'scripting', 'aof', 'streams', 'commands',
+    'acl', 'repl', 'values') and the side-by-side suites (suite_kind() not None),
     each under its stem, when present.
     """
     sweeps, aux, other = [], {}, []

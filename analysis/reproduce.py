@@ -4,7 +4,9 @@ What: reads <results>/bench/*.csv (schema: analysis/SCHEMA.md) and, without
 starting any server, writes <results>/fig/*.{png,pdf} and
 <results>/tables/*.{md,tex} (plus <stem>__fit.csv for capacity.py), and
 <results>/tables/ceiling__ceiling.{md,tex} when bench/ceiling.csv exists
-(analysis/ceiling.py), and <results>/tables/<kind>__<stem>.{md,tex} for each
+(analysis/ceiling.py), <results>/tables/values__values.{md,tex} and
+<results>/fig/values__rps_vs_size__<test>.{png,pdf} when bench/values.csv
+exists (analysis/values.py), and <results>/tables/<kind>__<stem>.{md,tex} for each
 default_suite*.csv and option_workloads.csv (analysis/suite.py).  Every
 output name embeds the stem of the CSV it came from.  It first checks
 <results>/manifest.json if there is one, and warns on stderr about any hash
@@ -30,7 +32,7 @@ if __package__ in (None, ""):
 
 os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
 
-from analysis import ceiling, elements, io_csv, manifest, model, persistence, plots, suite, tables  # noqa: E402
+from analysis import ceiling, elements, io_csv, manifest, model, persistence, plots, suite, tables, values  # noqa: E402
 
 
 def warn(msg: str) -> None:
@@ -234,7 +236,8 @@ def run(results: Path, n_boot: int = model.N_BOOT) -> tuple[list[Path], int]:
     # optional inputs: no table and no availability row without their CSV
     for kind, make in (("ceiling", do_ceiling), ("memory_elements", do_elements), ("persistence", do_long),
                        ("scripting", do_long), ("aof", do_long), ("streams", do_long),
-                       ("commands", do_long)):
+                       ("commands", do_long),
+                       ("values", lambda p, t: values.write_outputs(p, fig_dir, t))):
         paths, row = do_optional(kind, aux, fig_dir, tab_dir, make)
         out += paths
         if row:

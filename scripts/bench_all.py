@@ -4,6 +4,7 @@ What: runs, each as its own process with this Python:
   1. sweep.py        -> <out>/sweep_<tag>.csv   (throughput/latency matrix)
   2. syscalls.py     -> <out>/syscalls.csv      (strace -c, syscalls/op)
   3. ceiling.py      -> <out>/ceiling.csv       (P=1 ceiling: null servers vs redis, CPU/op)
+  3b. values_bench.py -> <out>/values.csv       (GET/SET 64 B..64 KB, P=1/16/100, with the null ceiling)
   4. instructions.py -> <out>/instructions.csv  (callgrind, instructions/op)
   5. memory.py       -> <out>/memory.csv        (RSS growth per key)
   6. persistence.py  -> <out>/persistence.csv
@@ -34,7 +35,7 @@ from pathlib import Path
 import benchlib as bl
 
 HERE = Path(__file__).resolve().parent
-STEPS = ["sweep", "syscalls", "ceiling", "instructions", "memory", "persistence", "aof", "scripting", "repl",
+STEPS = ["sweep", "syscalls", "ceiling", "values", "instructions", "memory", "persistence", "aof", "scripting", "repl",
          "unavailable", "manifest"]
 
 
@@ -71,6 +72,7 @@ def main(argv=None) -> int:
         "sweep": (["sweep.py", "--out", str(out), "--tag", tag] + q + pin, [out / ("sweep_%s.csv" % tag)]),
         "syscalls": (["syscalls.py", "--out", str(out)] + q + pin, [out / "syscalls.csv"]),
         "ceiling": (["ceiling.py", "--out", str(out)] + q + pin, [out / "ceiling.csv"]),
+        "values": (["values_bench.py", "--out", str(out)] + q + pin, [out / "values.csv"]),
         "instructions": (["instructions.py", "--out", str(out)] + q + pin, [out / "instructions.csv"]),
         "memory": (["memory.py", "--out", str(out)] + q + pin, [out / "memory.csv"]),
         "persistence": (["persistence.py", "--out", str(out)] + q, [out / "persistence.csv"]),

@@ -5,6 +5,8 @@ What: into a temporary directory, runs
     plus, when build/ferry-bench exists, the same with --clients ferry-bench;
   - syscalls.py --quick (C=1, P=10, strace attached);
   - memory.py --quick (N=10000);
+  - values_bench.py at one point (64 KB values, P=16, 2000 requests, one
+    round of redis, ferry and, when built, the null server);
   - unavailable.py and manifest.py;
 and asserts that each produced rows with the agreed columns for both servers:
 rps > 0 (and p999_ms present for ferry-bench), read/write syscalls > 0,
@@ -67,7 +69,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--keep", action="store_true", help="keep the temporary output directory")
     args = ap.parse_args(argv)
-    import sweep, syscalls, memory  # noqa: E401  (column lists)
+    import sweep, syscalls, memory, values_bench  # noqa: E401  (column lists)
     t_all = time.monotonic()
     tmp = Path(tempfile.mkdtemp(prefix="ferry-bench-smoke-"))
     try:
@@ -117,6 +119,18 @@ def main(argv=None) -> int:
                   "memory: no RSS growth for %s: %s" % (s, mine))
         print("bench_smoke: memory --quick ok (%.1fs)" % dt)
 
+        servers = ["redis", "ferry"] + (["null-epoll"] if (bl.REPO / "build" / "ferry-null-server").exists() else [])
+        dt = run_step("values_bench", ["values_bench.py", "--sizes", "65536", "--pipelines", "16", "--rounds", "1",
+                                       "--requests", "2000", "--retries", "0", "--max-working-set-mb", "8",
+                                       "--servers", ",".join(servers), "--out", out], 60)
+        rows = read_csv(tmp / "values.csv", values_bench.COLUMNS)
+        for s in servers:
+            mine = [r for r in rows if r["server"] == s]
+            check(sorted(r["test"] for r in mine) == ["GET", "SET"], "values: tests %s for %s" % (mine, s))
+            check(all(float(r["rps"]) > 0 and r["value_bytes"] == "65536" and r["keyspace"] == "128"
+                      and r["server_cpu_us_per_op"] != "" for r in mine), "values: bad rows for %s: %s" % (s, mine))
+        print("bench_smoke: values_bench ok (%s, %.1fs)" % (",".join(servers), dt))
+
         run_step("unavailable", ["unavailable.py", "--out", out], 60)
         rows = read_csv(tmp / "unavailable.csv", ["metric", "reason"])
         check(all(r["metric"] and r["reason"] for r in rows), "unavailable: empty metric/reason")
@@ -131,7 +145,7 @@ def main(argv=None) -> int:
         for p in csvs:
             check(man["csv_sha256"].get(p.name) == hashlib.sha256(p.read_bytes()).hexdigest(),
                   "manifest: wrong sha256 for %s" % p.name)
-        check({"sweep_quick", "syscalls", "memory"} <= set(man["time_windows"]),
+        check({"sweep_quick", "syscalls", "memory", "values"} <= set(man["time_windows"]),
               "manifest: time windows %s" % sorted(man["time_windows"]))
         print("bench_smoke: unavailable + manifest ok (%d rows unavailable)" % len(rows))
     except (SmokeFailure, subprocess.TimeoutExpired) as e:

@@ -291,6 +291,29 @@ def summarize(rows: list) -> None:
 
 
 # --------------------------------------------------------------------- main
+def add_run_options(ap, retries_default: int) -> None:
+    """The options that measure_clean() and server_specs() read (idle wait,
+    foreign-load retries, output, pinning, binaries); scripts/values_bench.py
+    takes the same ones."""
+    ap.add_argument("--wait-idle", type=float, default=0.0, metavar="S",
+                    help="before each run, wait up to S seconds until every CPU is < 10%% busy over 0.5 s "
+                         "(for shared machines; default 0: do not wait). The load before the first run is "
+                         "always logged")
+    ap.add_argument("--max-foreign", type=float, default=10.0, metavar="PCT",
+                    help="a run during which other processes used more than PCT %% of either pinned core "
+                         "(core busy share from /proc/stat minus the server's or client's own) is "
+                         "repeated (default 10)")
+    ap.add_argument("--retries", type=int, default=None,
+                    help="repeats of such a run (default %d, --quick 0)" % retries_default)
+    ap.add_argument("--out", default=str(bl.REPO / "results" / "bench"), help="output directory")
+    ap.add_argument("--no-pin", action="store_true", help="do not pin server/client with taskset")
+    ap.add_argument("--ferry", default=None, help="ferry-server binary (default build/ferry-server or $FERRY_SERVER)")
+    ap.add_argument("--redis", default=None, help="redis-server binary (default on PATH or $REDIS_SERVER)")
+    ap.add_argument("--null", default=None,
+                    help="null server binary (default build/ferry-null-server or $FERRY_NULL_SERVER)")
+    ap.add_argument("--ferry-bench", default=None, help="ferry-bench binary (default build/ferry-bench)")
+
+
 def parse_args(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true",
@@ -306,22 +329,7 @@ def parse_args(argv=None):
     ap.add_argument("--value-bytes", type=int, default=64, help="value size d (default 64)")
     ap.add_argument("--keyspace", type=int, default=None,
                     help="-r keyspace, preloaded for GET (default 100000, --quick %d)" % QUICK_KEYSPACE)
-    ap.add_argument("--wait-idle", type=float, default=0.0, metavar="S",
-                    help="before each run, wait up to S seconds until every CPU is < 10%% busy over 0.5 s "
-                         "(for shared machines; default 0: do not wait). The load before the first run is "
-                         "always logged")
-    ap.add_argument("--max-foreign", type=float, default=10.0, metavar="PCT",
-                    help="a run during which other processes used more than PCT %% of either pinned core "
-                         "(core busy share from /proc/stat minus the server's or client's own) is "
-                         "repeated (default 10)")
-    ap.add_argument("--retries", type=int, default=None, help="repeats of such a run (default 3, --quick 0)")
-    ap.add_argument("--out", default=str(bl.REPO / "results" / "bench"), help="output directory")
-    ap.add_argument("--no-pin", action="store_true", help="do not pin server/client with taskset")
-    ap.add_argument("--ferry", default=None, help="ferry-server binary (default build/ferry-server or $FERRY_SERVER)")
-    ap.add_argument("--redis", default=None, help="redis-server binary (default on PATH or $REDIS_SERVER)")
-    ap.add_argument("--null", default=None,
-                    help="null server binary (default build/ferry-null-server or $FERRY_NULL_SERVER)")
-    ap.add_argument("--ferry-bench", default=None, help="ferry-bench binary (default build/ferry-bench)")
+    add_run_options(ap, retries_default=3)
     args = ap.parse_args(argv)
     args.rounds = args.rounds or (1 if args.quick else 5)
     if args.retries is None:

@@ -13,8 +13,12 @@ results/.
 """
 from __future__ import annotations
 
+import contextlib
 import csv
+import importlib
 import json
+import math
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -146,6 +150,56 @@ def ceiling_rows(servers=tuple(CEILING_TRUTH), tests=("GET", "SET"), requests=60
     return rows
 
 
+VALUES_HEADER = ["server", "server_version", "client", "test", "clients", "pipeline", "value_bytes",
+                 "keyspace", "run", "order", "requests", "rps", "p50_ms", "p99_ms", "server_cpu_us_per_op",
+                 "wall_s", "server_user_s", "server_sys_s", "client_user_s", "client_sys_s", "started_utc"]
+VALUES_BASE = {"redis": 100_000, "ferry": 150_000, "null-epoll": 200_000}
+VALUES_P99 = {"redis": 2.0, "ferry": 1.0, "null-epoll": 0.5}
+VALUES_CPU = {"redis": 4.0, "ferry": 2.0, "null-epoll": 1.0}
+VALUES_RUN_SCALE = (1.0, 0.9, 1.1)        # median 1.0
+# (test, value_bytes, pipeline, server) -> rps multiplier on top of values_rps()
+VALUES_OVERRIDE = {("GET", 16384, 100, "ferry"): 0.8 / 1.5}
+
+
+@contextlib.contextmanager
+def script_module(name: str):
+    """scripts/<name>.py imported as a module (scripts/ on sys.path meanwhile)."""
+    scripts = str(Path(__file__).resolve().parents[2] / "scripts")
+    sys.path.insert(0, scripts)
+    try:
+        yield importlib.import_module(name)
+    finally:
+        sys.path.remove(scripts)
+
+
+def values_rps(server: str, test: str, size: int, p: int) -> float:
+    """Median rps of values_rows(): ferry 1.5x redis and 0.75x the ceiling,
+    growing with sqrt(P), falling with size; except VALUES_OVERRIDE."""
+    return (VALUES_BASE[server] * math.sqrt(p) / (1 + size / 4096)
+            * VALUES_OVERRIDE.get((test, size, p, server), 1.0))
+
+
+def values_rows(tests=("GET", "SET"), sizes=(64, 1024, 4096, 16384, 65536), pipelines=(1, 16, 100),
+                servers=tuple(VALUES_BASE)):
+    rows = []
+    for test in tests:
+        for size in sizes:
+            for p in pipelines:
+                for run, scale in enumerate(VALUES_RUN_SCALE):
+                    for order, srv in enumerate(servers, 1):
+                        rps = values_rps(srv, test, size, p) * scale
+                        rows.append({"server": srv, "server_version": "7.0.15" if srv == "redis" else "0.1.0",
+                                     "client": "ferry-bench", "test": test, "clients": 50, "pipeline": p,
+                                     "value_bytes": size, "keyspace": 10000, "run": run + 1, "order": order,
+                                     "requests": 100_000, "rps": f"{rps:.2f}", "p50_ms": "0.500",
+                                     "p99_ms": f"{VALUES_P99[srv] * scale:.3f}",
+                                     "server_cpu_us_per_op": f"{VALUES_CPU[srv] * scale:.3f}",
+                                     "wall_s": f"{100_000 / rps:.4f}", "server_user_s": "0.10",
+                                     "server_sys_s": "0.20", "client_user_s": "0.1000", "client_sys_s": "0.2000",
+                                     "started_utc": f"2026-11-28T12:{run:02d}:{order:02d}.000000Z"})
+    return rows
+
+
 DEFAULT_SUITE_HEADER = ["server", "round", "clients", "pipeline", "requests", "test", "rps",
                         "avg_ms", "min_ms", "p50_ms", "p95_ms", "p99_ms", "max_ms"]
 OPTION_WORKLOADS_HEADER = ["server", "round", "workload", "clients", "pipeline", "requests",
@@ -191,7 +245,7 @@ def write_suites(bench: Path) -> list[Path]:
 
 def make_results(root: Path, stem: str = "sweep_20261122", big: bool = False,
                  with_manifest: bool = True, with_ceiling: bool = False,
-                 with_suites: bool = False, **kw) -> Path:
+                 with_suites: bool = False, with_values: bool = False, **kw) -> Path:
     """Create <root>/results with synthetic CSVs; returns the results path."""
     res = root / "results"
     bench = res / "bench"
@@ -214,6 +268,8 @@ def make_results(root: Path, stem: str = "sweep_20261122", big: bool = False,
         write_csv(bench / "ceiling.csv", CEILING_HEADER, ceiling_rows())
     if with_suites:
         write_suites(bench)
+    if with_values:
+        write_csv(bench / "values.csv", VALUES_HEADER, values_rows())
     if with_manifest:  # same shape as scripts/manifest.py writes
         from analysis import manifest
         man = {"git_sha": "0" * 40, "git_dirty": False,

@@ -138,12 +138,8 @@ def test_reproduce_writes_and_cleans_ceiling_tables(tmp_path: Path):
 # ------------------------------------------------ scripts/ceiling.py helpers
 @pytest.fixture(scope="module")
 def script():
-    sys.path.insert(0, str(ROOT / "scripts"))
-    try:
-        import ceiling as script_mod
-        yield script_mod
-    finally:
-        sys.path.remove(str(ROOT / "scripts"))
+    with synth.script_module("ceiling") as mod:
+        yield mod
 
 
 def test_parse_proc_stat_counts_fields_after_comm(script):

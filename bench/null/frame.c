@@ -18,6 +18,7 @@
 #define NS_MAX_BULK  (NS_INBUF)      /* a request must fit in the input buffer */
 
 size_t ns_value_size = 64;
+size_t ns_ref_min = 16384;
 static char *ns_bulk;                /* the whole reply "$N\r\n" + N x 'x' + "\r\n" */
 static size_t ns_bulk_len;
 
@@ -50,8 +51,70 @@ int ns_out_reserve(ns_out *o, size_t extra) {
 
 void ns_out_free(ns_out *o) {
     free(o->buf);
+    free(o->refs);
     o->buf = NULL;
-    o->len = o->cap = 0;
+    o->refs = NULL;
+    o->len = o->cap = o->head = o->nrefs = o->refcap = o->rhead = o->boff = 0;
+}
+
+int ns_out_pending(const ns_out *o) {
+    return o->head < o->len || o->rhead < o->nrefs;
+}
+
+int ns_out_iov(const ns_out *o, struct iovec *iov, int max) {
+    size_t pos = o->head, r = o->rhead, boff = o->boff;
+    int n = 0;
+    while (n < max) {
+        size_t next = r < o->nrefs ? o->refs[r] : o->len;
+        if (pos < next) {
+            iov[n].iov_base = o->buf + pos;
+            iov[n++].iov_len = next - pos;
+            pos = next;
+        } else if (r < o->nrefs) {
+            iov[n].iov_base = ns_bulk + boff;
+            iov[n++].iov_len = ns_bulk_len - boff;
+            boff = 0;
+            r++;
+        } else {
+            break;
+        }
+    }
+    return n;
+}
+
+void ns_out_consume(ns_out *o, size_t n) {
+    while (n > 0) {
+        size_t next = o->rhead < o->nrefs ? o->refs[o->rhead] : o->len, take;
+        if (o->head < next) {
+            take = next - o->head < n ? next - o->head : n;
+            o->head += take;
+        } else if (o->rhead < o->nrefs) {
+            take = ns_bulk_len - o->boff < n ? ns_bulk_len - o->boff : n;
+            o->boff += take;
+            if (o->boff == ns_bulk_len) {
+                o->boff = 0;
+                o->rhead++;
+            }
+        } else {
+            break; /* more than was pending: cannot happen */
+        }
+        n -= take;
+    }
+    if (!ns_out_pending(o)) o->len = o->head = o->nrefs = o->rhead = 0;
+}
+
+/* Records a bulk by reference at the end of o. */
+static int ns_put_ref(ns_out *o) {
+    size_t *nr, cap = o->refcap ? o->refcap * 2 : 64;
+    if ((o->nrefs - o->rhead + 1) * ns_bulk_len + o->len > NS_OUTMAX) return -1;
+    if (o->nrefs == o->refcap) {
+        nr = realloc(o->refs, cap * sizeof *nr);
+        if (!nr) return -1;
+        o->refs = nr;
+        o->refcap = cap;
+    }
+    o->refs[o->nrefs++] = o->len;
+    return 0;
 }
 
 static int ns_put(ns_out *o, const char *s, size_t n) {
@@ -63,6 +126,7 @@ static int ns_put(ns_out *o, const char *s, size_t n) {
 
 /* Encoded once by ns_set_value_size: a reply is one copy. */
 static int ns_put_bulk(ns_out *o) {
+    if (ns_bulk && o->by_ref && ns_value_size >= ns_ref_min) return ns_put_ref(o);
     return ns_bulk ? ns_put(o, ns_bulk, ns_bulk_len) : -1;
 }
 

@@ -19,14 +19,30 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
-#define NS_INBUF   (64 * 1024)       /* per-connection unparsed input */
+#define NS_READ    (64 * 1024)       /* bytes asked of each read() (epoll backend) */
+/* Per-connection unparsed input: the largest request the server accepts.
+ * Room for a SET of a 64 KB value (scripts/values_bench.py measures values
+ * up to 64 KB) with a 4x margin; also the largest --value-size. */
+#define NS_INBUF   (256 * 1024)
 #define NS_OUTMAX  (64u << 20)       /* a client that never reads is closed past this */
 
-/* Growable output buffer. */
+/* Growable output buffer. With by_ref set (the epoll backend), a bulk of
+ * at least ns_ref_min bytes is not copied in: its position in buf is
+ * recorded in refs and the one encoded copy is written from there by
+ * writev, as a server sends a big stored value from the value's own memory.
+ * The pending stream is buf[head..refs[rhead]) + bulk[boff..] + ... +
+ * buf[last ref..len). */
 typedef struct ns_out {
     char *buf;
     size_t len, cap;
+    size_t head;           /* bytes of buf already written */
+    size_t *refs;          /* ascending positions in buf where the bulk goes */
+    size_t nrefs, refcap;
+    size_t rhead;          /* refs[rhead..nrefs) not yet written */
+    size_t boff;           /* bytes of refs[rhead]'s bulk already written */
+    int by_ref;
 } ns_out;
 
 typedef struct ns_conn {
@@ -47,6 +63,9 @@ typedef struct ns_conn {
  * value is unset (and ns_frame fails on GET) until this is called. */
 extern size_t ns_value_size;
 int ns_set_value_size(size_t n);
+/* Bulks of at least this many value bytes go by reference when the output
+ * buffer allows it (--bulk-ref-min; default 16384, ferry's threshold). */
+extern size_t ns_ref_min;
 
 /* Frame every complete request in buf[0..len), appending one reply per
  * request to out. Returns bytes consumed, or -1 on a protocol error (the
@@ -55,6 +74,13 @@ long ns_frame(const char *buf, size_t len, ns_out *out);
 
 int ns_out_reserve(ns_out *o, size_t extra);
 void ns_out_free(ns_out *o);
+/* 1 while any byte of o is unwritten. */
+int ns_out_pending(const ns_out *o);
+/* Fills iov (at most max entries) with the start of o's pending stream;
+ * returns the number of entries. */
+int ns_out_iov(const ns_out *o, struct iovec *iov, int max);
+/* n bytes of the pending stream were written; o is emptied when none is left. */
+void ns_out_consume(ns_out *o, size_t n);
 
 ns_conn *ns_conn_new(int fd);
 void ns_conn_free(ns_conn *c);

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #define NS_EVENTS    256
+#define NS_IOV       1024         /* IOV_MAX on Linux */
 
 /* ---- epoll backend: level-triggered, read() then write() per connection */
 
@@ -31,24 +32,25 @@ static void ns_epoll_close(int ep, ns_conn *c) {
     ns_conn_free(c);
 }
 
-/* Writes pending output; waits for EPOLLOUT (and stops reading) while the
- * socket is full. Returns -1 if the connection failed. */
+/* Writes pending output (one write() when it is one piece, else writev()
+ * of the buffer's pieces and the referenced bulks); waits for EPOLLOUT (and
+ * stops reading) while the socket is full. Returns -1 if the connection
+ * failed. */
 static int ns_epoll_flush(int ep, ns_conn *c) {
     struct epoll_event ev = {.data.ptr = c};
-    size_t off = 0;
-    while (off < c->out.len) {
-        ssize_t w = write(c->fd, c->out.buf + off, c->out.len - off);
+    struct iovec iov[NS_IOV];
+    while (ns_out_pending(&c->out)) {
+        int n = ns_out_iov(&c->out, iov, NS_IOV);
+        ssize_t w = n == 1 ? write(c->fd, iov[0].iov_base, iov[0].iov_len) : writev(c->fd, iov, n);
         if (w < 0) {
             if (errno == EINTR) continue;
             if (errno != EAGAIN) return -1;
             break;
         }
-        off += (size_t)w;
+        ns_out_consume(&c->out, (size_t)w);
     }
-    memmove(c->out.buf, c->out.buf + off, c->out.len - off);
-    c->out.len -= off;
-    if (!!c->out.len != c->want_out) { /* switch between reading and draining */
-        c->want_out = !!c->out.len;
+    if (ns_out_pending(&c->out) != c->want_out) { /* switch between reading and draining */
+        c->want_out = ns_out_pending(&c->out);
         ev.events = c->want_out ? EPOLLOUT : EPOLLIN;
         return epoll_ctl(ep, EPOLL_CTL_MOD, c->fd, &ev);
     }
@@ -63,6 +65,7 @@ static void ns_epoll_accept(int ep, int lfd) {
         if (fd < 0) return;
         c = ns_conn_new(fd);
         if (!c) { close(fd); continue; }
+        c->out.by_ref = 1;
         ev.data.ptr = c;
         if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) < 0) { close(fd); ns_conn_free(c); }
     }
@@ -73,17 +76,17 @@ static void ns_epoll_event(int ep, ns_conn *c, uint32_t events, char *rbuf) {
         if (ns_epoll_flush(ep, c) < 0) ns_epoll_close(ep, c);
         return;
     }
-    ssize_t r = read(c->fd, rbuf, NS_INBUF);
+    ssize_t r = read(c->fd, rbuf, NS_READ);
     if (r < 0 && (errno == EAGAIN || errno == EINTR)) return;
     if (r <= 0 || ns_conn_feed(c, rbuf, (size_t)r) < 0) {
         ns_epoll_close(ep, c);
         return;
     }
-    if (c->out.len && ns_epoll_flush(ep, c) < 0) ns_epoll_close(ep, c);
+    if (ns_out_pending(&c->out) && ns_epoll_flush(ep, c) < 0) ns_epoll_close(ep, c);
 }
 
 int ns_run_epoll(int lfd) {
-    static char rbuf[NS_INBUF];
+    static char rbuf[NS_READ];
     struct epoll_event evs[NS_EVENTS], lev = {.events = EPOLLIN, .data.ptr = NULL};
     int ep = epoll_create1(EPOLL_CLOEXEC), i, n;
     if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &lev) < 0) {
@@ -115,10 +118,12 @@ static int ns_listen(int port) {
 }
 
 static void ns_usage(void) {
-    fputs("Usage: ferry-null-server --port N [--io epoll|uring] [--value-size D]\n"
+    fputs("Usage: ferry-null-server --port N [--io epoll|uring] [--value-size D] [--bulk-ref-min B]\n"
           "A RESP server with no data: every request gets a fixed reply\n"
           "(GET: a D-byte bulk, default 64; MGET: D-byte bulks; INCR/DECR/INCRBY: :1;\n"
           "PING: +PONG; CONFIG: *0; anything else: +OK). Binds 127.0.0.1.\n"
+          "epoll: bulks of D >= B bytes (default 16384) are written by writev from\n"
+          "their one encoded copy, not copied into the output buffer.\n"
           "Exit status 3: --io uring and io_uring is unavailable.\n"
           "--save X is accepted and ignored (argument compatibility with the servers).\n",
           stderr);
@@ -133,6 +138,7 @@ int main(int argc, char **argv) {
         if (!v) { ns_usage(); return 2; }
         if (!strcmp(a, "--port")) port = atoi(v);
         else if (!strcmp(a, "--value-size")) value_size = (size_t)strtoul(v, NULL, 10);
+        else if (!strcmp(a, "--bulk-ref-min")) ns_ref_min = (size_t)strtoul(v, NULL, 10);
         else if (!strcmp(a, "--io") && (!strcmp(v, "epoll") || !strcmp(v, "uring"))) uring = !strcmp(v, "uring");
         else if (strcmp(a, "--save") != 0) { ns_usage(); return 2; }
     }
