@@ -17,8 +17,11 @@
 #include "client.h"
 #include "dict.h"
 
-/* Values at least this long are referenced, not copied (see outbuf.c). */
-#define OUTBUF_REF_MIN (16 * 1024)
+/* Values at least this long are referenced, not copied (see outbuf.c).
+ * Measured (make bench-values' GET runs, ferry alone): at 4 KB values a
+ * reference beats the copy (P=16 +14%, P=100 +32%, p99 at P=100 halved);
+ * at 1 KB the copy wins (P=16 -11% with references). */
+#define OUTBUF_REF_MIN (4 * 1024)
 
 /* Install the unpin hooks (once, at start-up). */
 void outbuf_init(void);

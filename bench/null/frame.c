@@ -18,7 +18,7 @@
 #define NS_MAX_BULK  (NS_INBUF)      /* a request must fit in the input buffer */
 
 size_t ns_value_size = 64;
-size_t ns_ref_min = 16384;
+size_t ns_ref_min = 4096;
 static char *ns_bulk;                /* the whole reply "$N\r\n" + N x 'x' + "\r\n" */
 static size_t ns_bulk_len;
 

@@ -64,7 +64,7 @@ typedef struct ns_conn {
 extern size_t ns_value_size;
 int ns_set_value_size(size_t n);
 /* Bulks of at least this many value bytes go by reference when the output
- * buffer allows it (--bulk-ref-min; default 16384, ferry's threshold). */
+ * buffer allows it (--bulk-ref-min; default 4096, ferry's threshold). */
 extern size_t ns_ref_min;
 
 /* Frame every complete request in buf[0..len), appending one reply per

@@ -122,7 +122,7 @@ static void ns_usage(void) {
           "A RESP server with no data: every request gets a fixed reply\n"
           "(GET: a D-byte bulk, default 64; MGET: D-byte bulks; INCR/DECR/INCRBY: :1;\n"
           "PING: +PONG; CONFIG: *0; anything else: +OK). Binds 127.0.0.1.\n"
-          "epoll: bulks of D >= B bytes (default 16384) are written by writev from\n"
+          "epoll: bulks of D >= B bytes (default 4096) are written by writev from\n"
           "their one encoded copy, not copied into the output buffer.\n"
           "Exit status 3: --io uring and io_uring is unavailable.\n"
           "--save X is accepted and ignored (argument compatibility with the servers).\n",

@@ -1,6 +1,6 @@
 """Zero-copy replies of big values (issue #19): lifetime, limits, sizing.
 
-A GET / MGET / GETEX / SET..GET reply of a string of OUTBUF_REF_MIN (16 KB)
+A GET / MGET / GETEX / SET..GET reply of a string of OUTBUF_REF_MIN (4 KB)
 or more is staged as a reference to the stored value's memory (outbuf.h):
 the node is pinned, and anything that changes, moves or frees it first
 gives every unsent reference its own copy. These tests try every way a
@@ -210,7 +210,7 @@ def run_pipeline_case(c: RawClient, payload: bytes, n: int, mutation: str) -> li
     return out
 
 
-@pytest.mark.parametrize("n", [16 * KB - 1, 16 * KB, 64 * KB, MB, 8 * MB], ids=["16k-1", "16k", "64k", "1m", "8m"])
+@pytest.mark.parametrize("n", [4 * KB - 1, 4 * KB, 16 * KB, 64 * KB, MB, 8 * MB], ids=["4k-1", "4k", "16k", "64k", "1m", "8m"])
 @pytest.mark.parametrize("mutation", MUTATIONS)
 def test_pipeline_get_then_change(pair_clients, n, mutation):
     """GET k, then a change of k, then GET k: all in one sendall."""
