@@ -276,23 +276,28 @@ Test(ring, write_ptr_on_empty_ring_after_consume) {
     ring_free(&r);
 }
 
-/* ----------------------------------------------------------- shrink */
+/* ------------------------------------------------------- set capacity */
 
-Test(ring, shrink) {
+Test(ring, set_capacity) {
     ring r;
     ring_init(&r);
     append_stream(&r, 0, 200000);
     size_t cap = r.cap;
-    ring_shrink(&r, 1024);
-    cr_assert_eq(r.cap, cap, "a ring with pending data must not shrink");
+    ring_set_capacity(&r, 1024);
+    cr_assert_eq(r.cap, cap, "a ring with pending data must not be resized");
     assert_holds(&r, 0, 200000);
     ring_consume(&r, 200000);
-    ring_shrink(&r, cap);
-    cr_assert_eq(r.cap, cap, "cap <= keep: keep the buffer");
-    ring_shrink(&r, 64 * 1024);
+    ring_set_capacity(&r, 1024);
+    cr_assert_eq(r.cap, 1024);
+    cr_assert_not_null(r.buf);
+    cr_assert_eq(ring_used(&r), 0);
+    append_stream(&r, 3, 1024); /* exactly full, no growth */
+    cr_assert_eq(r.cap, 1024);
+    assert_holds(&r, 3, 1024);
+    ring_consume(&r, 1024);
+    ring_set_capacity(&r, 0);
     cr_assert_eq(r.cap, 0);
     cr_assert_null(r.buf);
-    cr_assert_eq(ring_used(&r), 0);
     /* usable again */
     append_stream(&r, 7, 3000);
     assert_holds(&r, 7, 3000);
@@ -328,7 +333,7 @@ Test(ring, random_operations_match_model) {
             if (n) ring_consume(&r, n);
             consumed += n;
         } else {
-            if (ring_used(&r) == 0) ring_shrink(&r, 4096);
+            if (ring_used(&r) == 0) ring_set_capacity(&r, frand_below(2) ? 4096 : 0);
         }
         cr_assert_eq(ring_used(&r), produced - consumed);
         cr_assert(r.cap == 0 || (r.cap & (r.cap - 1)) == 0);
