@@ -175,12 +175,11 @@ static outref *push_ref(outrefs *r) {
 }
 
 /* The reference at the front has been sent. */
-static void pop_ref(client *c, outrefs *r) {
+static void pop_ref(outrefs *r) {
     outref *f = &r->v[r->first++];
     if (f->node) unpin_one(f->node);
     zfree(f->own);
     if (r->first == r->n) r->first = r->n = 0;
-    (void)c;
 }
 
 int outbuf_stage_ref(client *c, dnode *node, const char *p, size_t n) {
@@ -233,7 +232,7 @@ void outbuf_init(void) {
 void outbuf_release(client *c) {
     outrefs *r = c->refs;
     if (!r) return;
-    while (r->first < r->n) pop_ref(c, r);
+    while (r->first < r->n) pop_ref(r);
     if (r->prev) r->prev->next = r->next;
     else OB.holders = r->next;
     if (r->next) r->next->prev = r->prev;
@@ -296,7 +295,7 @@ static void consume(client *c, size_t n) {
         f->len -= t;
         c->out_ref_bytes -= t;
         n -= t;
-        if (f->len == 0) pop_ref(c, r);
+        if (f->len == 0) pop_ref(r);
         else break;
     }
     if (n) ring_consume(&c->out, n);
