@@ -562,19 +562,24 @@ void client_cron_argv(client *c) {
  * the next read: another copy of most of every request. So while a bulk of
  * BIG_BULK or more arrives, the buffer has room for a few such requests
  * (BIG_BULK_BATCH), then a read brings several of them and a move happens
- * once per several requests. A bulk above BIG_BULK_ALONE is read into a
- * buffer sized exactly for what it still needs (one allocation, one read
- * per socket buffer's worth, never re-scanned). *min is the room below
- * which the buffer is first compacted or grown. */
+ * once per several requests; a bulk above BIG_BULK_ALONE gets room for
+ * what it still needs. A declared length is never trusted on its own: the
+ * room is at most twice the most input this client has held at once
+ * recently (qpeak) or one shared buffer, so a buffer grows by doubling as
+ * bytes arrive and a stalled 512 MB declaration costs what it sent. *min
+ * is the room below which the buffer is first compacted or grown. */
 static size_t read_room(const client *c, size_t *min) {
     size_t end = resp_parse_bulk_end(&c->parser), have = c->qlen - c->qpos;
     size_t need = end > have ? end - have : 0;
     long long bulk = c->parser.bulk_len;
-    *min = need > READ_CHUNK ? need : READ_CHUNK;
+    *min = READ_CHUNK;
     if (bulk < BIG_BULK) return READ_CHUNK;
-    if (bulk > BIG_BULK_ALONE) return *min;
-    size_t batch = BIG_BULK_BATCH * ((size_t)bulk + 64);
-    return batch > *min ? batch : *min;
+    size_t want = bulk > BIG_BULK_ALONE ? need : BIG_BULK_BATCH * ((size_t)bulk + 64);
+    if (want < need) want = need;
+    size_t trust = 2 * c->qpeak > SHARED_QBUF ? 2 * c->qpeak : SHARED_QBUF;
+    if (want > trust) want = trust;
+    if (need > *min) *min = need < want ? need : want;
+    return want > *min ? want : *min;
 }
 
 /* A client whose query buffer grew for big requests keeps reading into it
