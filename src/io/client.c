@@ -50,7 +50,7 @@
 #define SHARED_QBUF (64 * 1024)
 #define BIG_BULK (8 * 1024)         /* a bulk this long sizes the reads that complete it (read_room) */
 #define BIG_BULK_BATCH 4            /* ... for this many such requests */
-#define BIG_BULK_ALONE (1024 * 1024) /* a bulk this long gets a buffer of its own size */
+#define BIG_BULK_ALONE (1024 * 1024) /* a bulk this long gets room for what it still needs, not for a batch */
 #define GIANT_QBUF (4 * 1024 * 1024) /* a buffer this big is given back as soon as it is drained */
 #define PASS_OUTPUT_BUDGET (1024 * 1024) /* reply bytes one pass over a client's input may stage */
 #define ARGV_INITIAL 8
