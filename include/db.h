@@ -123,6 +123,12 @@ dnode *db_lookup_write(db *d, const char *key, size_t klen);
 /* Create or overwrite key with a string value. expire_ms: absolute unix ms
  * or -1 for none. Returns the new node (old one freed). */
 dnode *db_set_string(db *d, const char *key, size_t klen, const char *val, size_t vlen, int64_t expire_ms);
+/* The same with the value already in place: blk is an allocation (zmalloc)
+ * of at least db_string_block_head(klen, vlen, expire_ms >= 0) + vlen bytes,
+ * the value at that offset; it becomes the key's node (a big argument read
+ * into a block of its own, io/aside.h). */
+size_t db_string_block_head(size_t klen, size_t vlen, int with_expire);
+dnode *db_set_string_block(db *d, const char *key, size_t klen, void *blk, size_t vlen, int64_t expire_ms);
 /* Room for nkeys keys in an empty db (RESIZEDB), so loading them never
  * rehashes. */
 void db_reserve(db *d, size_t nkeys);

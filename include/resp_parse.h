@@ -70,6 +70,17 @@ void resp_parser_init(resp_parser *p, resp_arg *argv, size_t argv_cap);
 static inline size_t resp_parse_bulk_end(const resp_parser *p) {
     return p->kind == 1 && p->bulk_len >= 0 ? p->pos + (size_t)p->bulk_len + 2 : 0;
 }
+/* While a bulk's payload is awaited (resp_parse_bulk_end() != 0), the
+ * caller may receive that payload and the 2 bytes after it out of band (a
+ * block of its own: io/aside.c) instead of in buf. The argument is recorded
+ * as complete with its length and an offset that does not address buf
+ * (the caller knows where its bytes are); parsing resumes at the same
+ * offset of buf, where the next header now goes. Returns > 0 when that was
+ * the request's last argument: the request is complete, that many bytes of
+ * buf (its headers and other arguments) are consumed, and argc/argv
+ * describe it as after resp_parse; 0 when more arguments follow (call
+ * resp_parse as bytes arrive); RESP_NEED_ARGV: grow argv and call again. */
+ssize_t resp_parse_take_bulk(resp_parser *p);
 /* Forget any partial request and any sticky error; keeps argv storage. */
 void resp_parser_reset(resp_parser *p);
 

@@ -26,6 +26,7 @@
  * megabyte of copying per iteration. Replies are never dropped.
  */
 #include "client.h"
+#include "aside.h"
 #include "blocking.h"
 #include "client_evict.h"
 #include "command.h"
@@ -131,6 +132,7 @@ void client_free(client *c) {
     if (c->next) c->next->prev = c->prev;
     srv.nclients--;
     zfree(c->qbuf);
+    aside_done(c);
     zfree(c->parser.argv);
     zfree(c->argv);
     outbuf_release(c);
@@ -326,6 +328,18 @@ static int window_add(client *c, window *w, const char *base, size_t end, comman
     return 1;
 }
 
+/* The ready request with blocks (aside.h), its bytes in the query buffer
+ * from base: its arguments are copied into c->argv when it runs. */
+static void window_add_aside(client *c, window *w, const char *base, size_t end, command **last) {
+    win_req *q = &w->req[w->n++];
+    q->end = end;
+    q->argc = (int)c->aside->argc;
+    q->hashed = 0;
+    q->args = NULL;
+    for (int i = 0; i < WIN_ARGS && i < q->argc; i++) q->argv[i] = aside_span(c, base, (size_t)i);
+    q->cmd = *last = command_lookup_cached(*last, q->argv, q->argc);
+}
+
 /* Parse up to WIN_MAX requests from buf[pos, len) (see above). */
 static void window_fill(client *c, window *w, char *buf, size_t pos, size_t len, const resp_limits *lim) {
     command *last = c->lastcmd;
@@ -334,8 +348,18 @@ static void window_fill(client *c, window *w, char *buf, size_t pos, size_t len,
     w->stop = 0;
     while (w->n < WIN_MAX && pos < len) {
         if (w->n > 0 && buf[pos] != '*') break;
-        ssize_t r = resp_parse_whole(&c->parser, buf + pos, len - pos, lim);
-        if (r == 0) r = resp_parse(&c->parser, buf + pos, len - pos, lim);
+        ssize_t r;
+        if (__builtin_expect(c->aside != NULL, 0)) { /* a request with big arguments in blocks: it runs alone */
+            r = c->aside->ready ? (ssize_t)c->aside->req_len : resp_parse(&c->parser, buf + pos, len - pos, lim);
+            if (r > 0) {
+                if (!c->aside->ready) aside_ready(c, (size_t)r);
+                window_add_aside(c, w, buf + pos, pos + (size_t)r, &last);
+                break;
+            }
+        } else {
+            r = resp_parse_whole(&c->parser, buf + pos, len - pos, lim);
+            if (r == 0) r = resp_parse(&c->parser, buf + pos, len - pos, lim);
+        }
         if (r == RESP_NEED_ARGV) {
             grow_parser_argv(c);
             continue;
@@ -358,11 +382,15 @@ static void window_fill(client *c, window *w, char *buf, size_t pos, size_t len,
 /* Copy the arguments of a request whose spans are still in the parser (the last
  * of its window) from the parser into c->argv. */
 static void copy_parser_argv(client *c, const char *base) {
-    size_t argc = c->parser.argc;
+    size_t argc = c->aside ? c->aside->argc : c->parser.argc;
     if (argc > c->argv_cap) {
         zfree(c->argv);
         c->argv_cap = c->parser.argv_cap;
         c->argv = zmalloc(sizeof(span) * c->argv_cap);
+    }
+    if (c->aside) {
+        for (size_t i = 0; i < argc; i++) c->argv[i] = aside_span(c, base, i);
+        return;
     }
     for (size_t i = 0; i < argc; i++) {
         c->argv[i].p = base + c->parser.argv[i].off;
@@ -408,10 +436,11 @@ static int window_run(client *c, window *w, const char *buf, size_t *pos, size_t
         c->input_left = 0;
         if (c->repl_role == CLIENT_REPL_MASTER && client_repl_applied) client_repl_applied(c, buf + off, q->end - off);
         if (c->flags & CF_PAUSED) { /* held by CLIENT PAUSE: the request stays first in the buffer */
-            *pos = off;
+            *pos = off;             /* (one with blocks stays ready) */
             resp_parser_reset(&c->parser);
             return 0;
         }
+        if (c->aside) aside_done(c);
     }
     return 1;
 }
@@ -483,8 +512,10 @@ static void qbuf_resize(client *c, size_t cap) {
 }
 
 void client_process_input(client *c) {
-    if (c->qlen <= c->qpos) return;
+    if (c->qlen <= c->qpos || aside_filling(c)) return;
     int budget_spent = process_buffer(c, c->qbuf, &c->qpos, c->qlen);
+    size_t keep = c->qpos < c->qlen ? aside_begin(c, c->qbuf + c->qpos, c->qlen - c->qpos) : 0;
+    if (keep) c->qlen = c->qpos + keep; /* the big payload's bytes went to its block */
     if (c->qpos == c->qlen) {
         c->qpos = c->qlen = 0;
         if (c->qcap > GIANT_QBUF && !c->argc) qbuf_resize(c, 0); /* a giant argument's buffer: its value is stored */
@@ -589,13 +620,49 @@ static int reads_into_own_buffer(const client *c) {
     return c->qlen != c->qpos || srv.script_busy || c->qcap > SHARED_QBUF;
 }
 
+static void query_limit_reached(client *c, size_t held) {
+    server_log(LOG_WARNING_, "Closing client that reached max query buffer length: id=%llu addr=%s (qbuf=%zu)",
+               (unsigned long long)c->id, c->addr, held);
+    client_free(c);
+}
+
 static void read_failed(client *c, ssize_t n) {
     if (n == 0) server_log(LOG_VERBOSE_, "Client closed connection id=%llu addr=%s", (unsigned long long)c->id, c->addr);
     client_free(c);
 }
 
+/* A big argument's block takes the bytes of its payload (aside.h). */
+static void read_into_block(client *c, int fd) {
+    size_t room;
+    char *dst = aside_read_room(c, &room);
+    ssize_t n = read(fd, dst, room);
+    srv.stats.reads++;
+    if (n <= 0) {
+        if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+        read_failed(c, n);
+        return;
+    }
+    srv.stats.net_input_bytes += (uint64_t)n;
+    c->last_interaction_ms = srv.now_ms;
+    size_t held = c->qlen - c->qpos + aside_bytes(c) + (size_t)n;
+    if (held > c->qpeak) c->qpeak = held;
+    if ((long long)held > srv.cfg.client_query_buffer_limit) {
+        query_limit_reached(c, held);
+        return;
+    }
+    if (!aside_received(c, (size_t)n)) return;
+    ssize_t r;
+    while ((r = resp_parse_take_bulk(&c->parser)) == RESP_NEED_ARGV) grow_parser_argv(c);
+    if (r > 0) aside_ready(c, (size_t)r);
+    client_process_input(c);
+}
+
 static void read_and_process(client *c, int fd) {
     ssize_t n;
+    if (aside_filling(c)) {
+        read_into_block(c, fd);
+        return;
+    }
     if (!reads_into_own_buffer(c)) {
         /* no partial request: read into the shared buffer (not while a busy
          * script's caller is still processing its own input from it) */
@@ -612,8 +679,12 @@ static void read_and_process(client *c, int fd) {
         if (!c->qcap) reserve_read_chunk(c);
         size_t pos = 0;
         int budget_spent = process_buffer(c, shared_qbuf, &pos, (size_t)n);
-        if (pos < (size_t)n) keep_tail(c, shared_qbuf, pos, (size_t)n);
+        if (pos < (size_t)n) {
+            size_t keep = aside_begin(c, shared_qbuf + pos, (size_t)n - pos);
+            keep_tail(c, shared_qbuf, pos, keep ? pos + keep : (size_t)n);
+        }
         if (budget_spent) defer_input(c);
+        if (aside_filling(c)) read_into_block(c, fd); /* its bytes are most likely there already */
     } else {
         size_t min, room = read_room(c, &min);
         if (c->qpos > 0 && c->qcap - c->qlen < min) keep_tail(c, c->qbuf, c->qpos, c->qlen);
@@ -625,7 +696,10 @@ static void read_and_process(client *c, int fd) {
             c->qcap = cap;
             clients_memory_grew();
         }
-        n = read(fd, c->qbuf + c->qlen, c->qcap - c->qlen);
+        size_t space = c->qcap - c->qlen;
+        if (c->aside_recent && space > READ_CHUNK && !resp_parse_bulk_end(&c->parser)) space = READ_CHUNK;
+        c->aside_recent = 0; /* a read of one chunk brings the next big request's head, not its payload */
+        n = read(fd, c->qbuf + c->qlen, space);
         srv.stats.reads++;
         if (n <= 0) {
             if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
@@ -636,13 +710,13 @@ static void read_and_process(client *c, int fd) {
         c->last_interaction_ms = srv.now_ms;
         c->qlen += (size_t)n;
         if (c->qlen - c->qpos > c->qpeak) c->qpeak = c->qlen - c->qpos;
-        if ((long long)(c->qlen - c->qpos) > srv.cfg.client_query_buffer_limit) {
-            server_log(LOG_WARNING_, "Closing client that reached max query buffer length: id=%llu addr=%s (qbuf=%zu)",
-                       (unsigned long long)c->id, c->addr, c->qlen - c->qpos);
-            client_free(c);
+        size_t held = c->qlen - c->qpos + aside_bytes(c);
+        if ((long long)held > srv.cfg.client_query_buffer_limit) {
+            query_limit_reached(c, held);
             return;
         }
         client_process_input(c);
+        if (aside_filling(c)) read_into_block(c, fd);
     }
 }
 
@@ -660,7 +734,7 @@ static void client_readable(evloop *el, int fd, void *data, int mask) {
 void (*client_write_barrier)(void) = NULL;
 
 size_t client_memory_usage(const client *c) {
-    size_t m = sizeof *c + c->qcap + c->out.cap + c->argv_cap * sizeof(span) +
+    size_t m = sizeof *c + c->qcap + aside_bytes(c) + c->out.cap + c->argv_cap * sizeof(span) +
                c->parser.argv_cap * sizeof(resp_arg) + (size_t)c->mcap * sizeof(multi_cmd);
     if (c->name) m += strlen(c->name) + 1;
     return m;
@@ -694,7 +768,8 @@ size_t client_info_line(client *c, char *buf, size_t cap) {
                      (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "",
                      (long long)((now - c->ctime_ms) / 1000), (long long)((now - c->last_interaction_ms) / 1000), flags,
                      c->db ? c->db->id : 0, subs.channels, subs.patterns, subs.shard,
-                     (c->flags & CF_MULTI) ? c->mcount : -1, c->input_left ? c->input_left : c->qlen - c->qpos,
+                     (c->flags & CF_MULTI) ? c->mcount : -1,
+                     (c->input_left ? c->input_left : c->qlen - c->qpos) + aside_bytes(c),
                      c->qcap - c->qlen, c->out.cap, (size_t)c->out_peak, client_out_used(c), client_memory_usage(c),
                      (c->fd >= 0 && (ev_get_mask(srv.el, c->fd) & EV_WRITABLE)) ? "rw" : "r",
                      c->lastcmd ? c->lastcmd->fullname : "NULL", client_user_name ? client_user_name(c) : "default",

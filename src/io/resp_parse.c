@@ -376,6 +376,29 @@ ssize_t resp_parse(resp_parser *p, char *buf, size_t len, const resp_limits *lim
     return parse_inline(p, buf, len, lim);
 }
 
+/* The awaited payload is not in buf (see resp_parse.h). The argument's
+ * offset is chosen so that off + len + 2, where header_start looks for the
+ * next header, is the current position (unsigned arithmetic wraps). */
+ssize_t resp_parse_take_bulk(resp_parser *p)
+{
+    size_t len;
+
+    if (p->kind != KIND_MBULK || p->bulk_len < 0 || p->err)
+        return RESP_ERROR;
+    if (p->argc >= p->argv_cap)
+        return RESP_NEED_ARGV;
+    len = (size_t)p->bulk_len;
+    p->argv[p->argc].off = p->pos - len - 2;
+    p->argv[p->argc].len = len;
+    p->argc++;
+    p->bulk_len = -1;
+    if ((long long)p->argc < p->declared)
+        return 0;
+    len = p->pos;
+    clear_state(p);
+    return (ssize_t)len;
+}
+
 /* "$<digits>\r?" at buf[pos] with pos + 4 <= len: the length (canonical
  * digits as fast_header accepts them, at most 10) and the offset of the
  * payload, or 0 when this is not such a header. One and two digits are

@@ -218,9 +218,13 @@ dnode *db_lookup_write(db *d, const char *key, size_t klen) {
     return n;
 }
 
-static dnode *node_new(const char *key, size_t klen, size_t vlen, int64_t expire_ms) {
+/* A string node with key and expiry set, its value bytes left to fill:
+ * in a new allocation, or in blk (db_set_string_block). */
+static dnode *node_new(const char *key, size_t klen, size_t vlen, int64_t expire_ms, void *blk) {
     int has_exp = expire_ms >= 0;
-    dnode *n = dn_new((uint32_t)klen, (uint32_t)vlen, has_exp);
+    dnode *n = blk;
+    if (n) dn_init(n, (uint32_t)klen, (uint32_t)vlen, has_exp);
+    else n = dn_new((uint32_t)klen, (uint32_t)vlen, has_exp);
     n->type = OBJ_STRING;
     n->enc = ENC_RAW;
     evict_stamp_new(n);
@@ -229,7 +233,13 @@ static dnode *node_new(const char *key, size_t klen, size_t vlen, int64_t expire
     return n;
 }
 
-dnode *db_set_string(db *d, const char *key, size_t klen, const char *val, size_t vlen, int64_t expire_ms) {
+size_t db_string_block_head(size_t klen, size_t vlen, int with_expire) {
+    return dn_size((uint32_t)klen, (uint32_t)vlen, with_expire) - vlen;
+}
+
+/* db_set_string, the value's bytes given (val) or already in blk. */
+static dnode *set_string(db *d, const char *key, size_t klen, const char *val, size_t vlen, int64_t expire_ms,
+                         void *blk) {
     uint64_t h = db_key_hash(key, klen);
     dnode **link = dict_find_link_hashed(&d->keys, key, klen, h);
     int has_exp = expire_ms >= 0;
@@ -241,7 +251,7 @@ dnode *db_set_string(db *d, const char *key, size_t klen, const char *val, size_
             db_event(d, DB_EV_EXPIRED, key, klen);
             db_event(d, DB_EV_NEW, key, klen);
         }
-        if (old->type == OBJ_STRING && dn_vlen(old) == vlen && has_exp == !!(old->flags & DN_EXPIRE)) {
+        if (!blk && old->type == OBJ_STRING && dn_vlen(old) == vlen && has_exp == !!(old->flags & DN_EXPIRE)) {
             /* same shape: overwrite in place, no allocation */
             dn_prepare_change(old);
             memcpy(dn_val(old), val, vlen);
@@ -251,8 +261,8 @@ dnode *db_set_string(db *d, const char *key, size_t klen, const char *val, size_
             evict_stamp_replace(old, old, expired);
             return old;
         }
-        dnode *n = node_new(key, klen, vlen, expire_ms);
-        memcpy(dn_val(n), val, vlen);
+        dnode *n = node_new(key, klen, vlen, expire_ms, blk);
+        if (!blk) memcpy(dn_val(n), val, vlen);
         evict_stamp_replace(n, old, expired);
         n->next = old->next;
         *link = n;
@@ -267,18 +277,26 @@ dnode *db_set_string(db *d, const char *key, size_t klen, const char *val, size_
         lazyfree_free_node(old, LAZY_SERVER_DEL);
         return n;
     }
-    dnode *n = node_new(key, klen, vlen, expire_ms);
-    memcpy(dn_val(n), val, vlen);
+    dnode *n = node_new(key, klen, vlen, expire_ms, blk);
+    if (!blk) memcpy(dn_val(n), val, vlen);
     if (has_exp) vol_add(d, n);
     dict_add_h(&d->keys, n, h);
     db_event(d, DB_EV_NEW, key, klen);
     return n;
 }
 
+dnode *db_set_string(db *d, const char *key, size_t klen, const char *val, size_t vlen, int64_t expire_ms) {
+    return set_string(d, key, klen, val, vlen, expire_ms, NULL);
+}
+
+dnode *db_set_string_block(db *d, const char *key, size_t klen, void *blk, size_t vlen, int64_t expire_ms) {
+    return set_string(d, key, klen, NULL, vlen, expire_ms, blk);
+}
+
 void db_reserve(db *d, size_t nkeys) { dict_reserve(&d->keys, nkeys); }
 
 dnode *db_node_new(const char *key, size_t klen, size_t vlen, int64_t expire_ms) {
-    return node_new(key, klen, vlen, expire_ms);
+    return node_new(key, klen, vlen, expire_ms, NULL);
 }
 
 void db_load_begin(db_load *l, db *d) {
@@ -312,7 +330,7 @@ int db_load_end(db_load *l, size_t *dup_tag) {
 }
 
 dnode *db_add_ptr(db *d, const char *key, size_t klen, int type, int enc, void *ptr, int64_t expire_ms) {
-    dnode *n = node_new(key, klen, sizeof ptr, expire_ms);
+    dnode *n = node_new(key, klen, sizeof ptr, expire_ms, NULL);
     n->type = (uint8_t)type;
     n->enc = (uint8_t)enc;
     memcpy(dn_val(n), &ptr, sizeof ptr);
@@ -329,7 +347,7 @@ void db_add_node(db *d, dnode *n) {
 dnode *db_set_ptr(db *d, const char *key, size_t klen, int type, int enc, void *ptr) {
     dnode *old = db_lookup(d, key, klen);
     if (!old) return db_add_ptr(d, key, klen, type, enc, ptr, -1);
-    dnode *n = node_new(key, klen, sizeof ptr, -1);
+    dnode *n = node_new(key, klen, sizeof ptr, -1, NULL);
     n->type = (uint8_t)type;
     n->enc = (uint8_t)enc;
     memcpy(dn_val(n), &ptr, sizeof ptr);
