@@ -4,7 +4,9 @@
  * Reads go into a shared 64 KB buffer while a client has no partial request
  * pending; only the unparsed tail of a read is copied into the client's own
  * query buffer. Idle clients therefore hold no input memory, and the common
- * pipelined case never copies. Replies are staged in the client's output
+ * pipelined case never copies. A big bulk argument that has not mostly
+ * arrived is received into a block of its own, which SET and its kin store
+ * as the key's node (aside.c). Replies are staged in the client's output
  * ring (and big values referenced beside it) and written by
  * clients_flush_pending() (outbuf.c) once per loop iteration.
  *
@@ -620,104 +622,92 @@ static int reads_into_own_buffer(const client *c) {
     return c->qlen != c->qpos || srv.script_busy || c->qcap > SHARED_QBUF;
 }
 
-static void query_limit_reached(client *c, size_t held) {
-    server_log(LOG_WARNING_, "Closing client that reached max query buffer length: id=%llu addr=%s (qbuf=%zu)",
-               (unsigned long long)c->id, c->addr, held);
-    client_free(c);
-}
-
 static void read_failed(client *c, ssize_t n) {
     if (n == 0) server_log(LOG_VERBOSE_, "Client closed connection id=%llu addr=%s", (unsigned long long)c->id, c->addr);
     client_free(c);
+}
+
+/* One read of up to room bytes into dst, counted. Returns the bytes read;
+ * 0 when none were (EAGAIN) or when the client is gone (EOF, error: freed). */
+static size_t read_some(client *c, int fd, char *dst, size_t room) {
+    ssize_t n = read(fd, dst, room);
+    srv.stats.reads++;
+    if (n <= 0) {
+        if (n == 0 || (errno != EAGAIN && errno != EINTR)) read_failed(c, n);
+        return 0;
+    }
+    srv.stats.net_input_bytes += (uint64_t)n;
+    c->last_interaction_ms = srv.now_ms;
+    return (size_t)n;
+}
+
+/* Input held for the request in progress, with n more bytes: past
+ * client-query-buffer-limit the client is closed (returns 0). */
+static int hold_input(client *c, size_t n) {
+    size_t held = c->qlen - c->qpos + aside_bytes(c) + n;
+    if (held > c->qpeak) c->qpeak = held;
+    if ((long long)held <= srv.cfg.client_query_buffer_limit) return 1;
+    server_log(LOG_WARNING_, "Closing client that reached max query buffer length: id=%llu addr=%s (qbuf=%zu)",
+               (unsigned long long)c->id, c->addr, held);
+    client_free(c);
+    return 0;
 }
 
 /* A big argument's block takes the bytes of its payload (aside.h). */
 static void read_into_block(client *c, int fd) {
     size_t room;
     char *dst = aside_read_room(c, &room);
-    ssize_t n = read(fd, dst, room);
-    srv.stats.reads++;
-    if (n <= 0) {
-        if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
-        read_failed(c, n);
-        return;
-    }
-    srv.stats.net_input_bytes += (uint64_t)n;
-    c->last_interaction_ms = srv.now_ms;
-    size_t held = c->qlen - c->qpos + aside_bytes(c) + (size_t)n;
-    if (held > c->qpeak) c->qpeak = held;
-    if ((long long)held > srv.cfg.client_query_buffer_limit) {
-        query_limit_reached(c, held);
-        return;
-    }
-    if (!aside_received(c, (size_t)n)) return;
+    size_t n = read_some(c, fd, dst, room);
+    if (!n || !hold_input(c, n) || !aside_received(c, n)) return;
     ssize_t r;
     while ((r = resp_parse_take_bulk(&c->parser)) == RESP_NEED_ARGV) grow_parser_argv(c);
     if (r > 0) aside_ready(c, (size_t)r);
     client_process_input(c);
 }
 
+/* No partial request: read into the shared buffer (not while a busy
+ * script's caller is still processing its own input from it). */
+static void read_into_shared(client *c, int fd) {
+    size_t n = read_some(c, fd, shared_qbuf, SHARED_QBUF);
+    if (!n) return;
+    c->qpos = c->qlen = 0;
+    if (!c->qcap) reserve_read_chunk(c);
+    size_t pos = 0;
+    int budget_spent = process_buffer(c, shared_qbuf, &pos, n);
+    if (pos < n) {
+        size_t keep = aside_begin(c, shared_qbuf + pos, n - pos);
+        keep_tail(c, shared_qbuf, pos, keep ? pos + keep : n);
+    }
+    if (budget_spent) defer_input(c);
+    if (aside_filling(c)) read_into_block(c, fd); /* its bytes are most likely there already */
+}
+
+static void read_into_own(client *c, int fd) {
+    size_t min, room = read_room(c, &min);
+    if (c->qpos > 0 && c->qcap - c->qlen < min) keep_tail(c, c->qbuf, c->qpos, c->qlen);
+    if (c->qcap - c->qlen < min) {
+        size_t cap = c->qcap ? c->qcap : READ_CHUNK;
+        while (cap - c->qlen < room && room <= READ_CHUNK) cap *= 2;
+        if (cap - c->qlen < room) cap = c->qlen + room;
+        c->qbuf = zrealloc(c->qbuf, cap);
+        c->qcap = cap;
+        clients_memory_grew();
+    }
+    size_t space = c->qcap - c->qlen;
+    if (c->aside_recent && space > READ_CHUNK && !resp_parse_bulk_end(&c->parser)) space = READ_CHUNK;
+    c->aside_recent = 0; /* a read of one chunk brings the next big request's head, not its payload */
+    size_t n = read_some(c, fd, c->qbuf + c->qlen, space);
+    if (!n) return;
+    c->qlen += n;
+    if (!hold_input(c, 0)) return;
+    client_process_input(c);
+    if (aside_filling(c)) read_into_block(c, fd);
+}
+
 static void read_and_process(client *c, int fd) {
-    ssize_t n;
-    if (aside_filling(c)) {
-        read_into_block(c, fd);
-        return;
-    }
-    if (!reads_into_own_buffer(c)) {
-        /* no partial request: read into the shared buffer (not while a busy
-         * script's caller is still processing its own input from it) */
-        n = read(fd, shared_qbuf, SHARED_QBUF);
-        srv.stats.reads++;
-        if (n <= 0) {
-            if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
-            read_failed(c, n);
-            return;
-        }
-        srv.stats.net_input_bytes += (uint64_t)n;
-        c->last_interaction_ms = srv.now_ms;
-        c->qpos = c->qlen = 0;
-        if (!c->qcap) reserve_read_chunk(c);
-        size_t pos = 0;
-        int budget_spent = process_buffer(c, shared_qbuf, &pos, (size_t)n);
-        if (pos < (size_t)n) {
-            size_t keep = aside_begin(c, shared_qbuf + pos, (size_t)n - pos);
-            keep_tail(c, shared_qbuf, pos, keep ? pos + keep : (size_t)n);
-        }
-        if (budget_spent) defer_input(c);
-        if (aside_filling(c)) read_into_block(c, fd); /* its bytes are most likely there already */
-    } else {
-        size_t min, room = read_room(c, &min);
-        if (c->qpos > 0 && c->qcap - c->qlen < min) keep_tail(c, c->qbuf, c->qpos, c->qlen);
-        if (c->qcap - c->qlen < min) {
-            size_t cap = c->qcap ? c->qcap : READ_CHUNK;
-            while (cap - c->qlen < room && room <= READ_CHUNK) cap *= 2;
-            if (cap - c->qlen < room) cap = c->qlen + room;
-            c->qbuf = zrealloc(c->qbuf, cap);
-            c->qcap = cap;
-            clients_memory_grew();
-        }
-        size_t space = c->qcap - c->qlen;
-        if (c->aside_recent && space > READ_CHUNK && !resp_parse_bulk_end(&c->parser)) space = READ_CHUNK;
-        c->aside_recent = 0; /* a read of one chunk brings the next big request's head, not its payload */
-        n = read(fd, c->qbuf + c->qlen, space);
-        srv.stats.reads++;
-        if (n <= 0) {
-            if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
-            read_failed(c, n);
-            return;
-        }
-        srv.stats.net_input_bytes += (uint64_t)n;
-        c->last_interaction_ms = srv.now_ms;
-        c->qlen += (size_t)n;
-        if (c->qlen - c->qpos > c->qpeak) c->qpeak = c->qlen - c->qpos;
-        size_t held = c->qlen - c->qpos + aside_bytes(c);
-        if ((long long)held > srv.cfg.client_query_buffer_limit) {
-            query_limit_reached(c, held);
-            return;
-        }
-        client_process_input(c);
-        if (aside_filling(c)) read_into_block(c, fd);
-    }
+    if (aside_filling(c)) read_into_block(c, fd);
+    else if (!reads_into_own_buffer(c)) read_into_shared(c, fd);
+    else read_into_own(c, fd);
 }
 
 /* srv.current_client is the client whose input is processed, NULL between
