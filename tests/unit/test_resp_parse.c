@@ -884,3 +884,243 @@ Test(resp_pipeline, error_after_good_requests)
         run_pipeline(stream, n, steps, 3, cuts, 1, 1, ctx);
     }
 }
+
+/* ---- payloads taken out of band (resp_parse_take_bulk, as io/aside.c) ---- */
+
+/* resp_parse with default limits on an exact-size heap copy of buf[0..len)
+ * (ASan catches reads past len); multibulk parsing leaves the bytes alone. */
+static ssize_t parse_exact(resp_parser *p, const char *buf, size_t len)
+{
+    char *tmp = malloc(len ? len : 1);
+    ssize_t r;
+
+    memcpy(tmp, buf, len);
+    r = resp_parse(p, tmp, len, &DEF);
+    cr_assert(memcmp(tmp, buf, len) == 0, "multibulk parsing wrote to the buffer");
+    free(tmp);
+    return r;
+}
+
+Test(resp_take_bulk, last_argument)
+{
+    static const char head[] = "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$40\r\n";
+    const size_t hl = sizeof head - 1;
+    resp_arg av[4];
+    resp_parser p;
+
+    resp_parser_init(&p, av, 4);
+    cr_assert_eq(parse_exact(&p, head, hl), RESP_INCOMPLETE);
+    cr_assert_eq(p.pos, hl);
+    cr_assert_eq(resp_parse_bulk_end(&p), hl + 42);
+    /* the request's bytes in the buffer are its headers and other arguments */
+    cr_assert_eq(resp_parse_take_bulk(&p), (ssize_t)hl);
+    cr_assert_eq(p.argc, 3);
+    cr_assert(av[0].off == 8 && av[0].len == 3);
+    cr_assert(av[1].off == 17 && av[1].len == 1);
+    cr_assert_eq(av[2].len, 40);
+    cr_assert_null(p.err);
+
+    /* ready for the next request, which starts at the buffer's front */
+    cr_assert_eq(resp_parse_bulk_end(&p), 0);
+    cr_assert_eq(parse_exact(&p, "*1\r\n$4\r\nPING\r\n", 14), 14);
+    cr_assert(p.argc == 1 && av[0].off == 8 && av[0].len == 4);
+}
+
+Test(resp_take_bulk, middle_argument)
+{
+    /* MSET k1 <10 bytes aside> k2 v2: the buffer goes on where the payload
+     * began, with the next header; tried with that tail arriving split at
+     * every point */
+    static const char buf[] = "*5\r\n$4\r\nMSET\r\n$2\r\nk1\r\n$10\r\n"
+                              "$2\r\nk2\r\n$2\r\nv2\r\n";
+    const size_t hl = 27, n = sizeof buf - 1;
+
+    for (size_t cut = hl; cut <= n; cut++) {
+        resp_arg av[8];
+        resp_parser p;
+
+        resp_parser_init(&p, av, 8);
+        cr_assert_eq(parse_exact(&p, buf, hl), RESP_INCOMPLETE);
+        cr_assert_eq(resp_parse_bulk_end(&p), hl + 12);
+        cr_assert_eq(resp_parse_take_bulk(&p), 0, "more arguments follow");
+        cr_assert_eq(p.argc, 3);
+        cr_assert_eq(av[2].len, 10);
+        cr_assert_eq(resp_parse_bulk_end(&p), 0, "a header is awaited, not a payload");
+        cr_assert_eq(parse_exact(&p, buf, hl), RESP_INCOMPLETE);
+        if (cut < n)
+            cr_assert_eq(parse_exact(&p, buf, cut), RESP_INCOMPLETE, "cut %zu", cut);
+        cr_assert_eq(parse_exact(&p, buf, n), (ssize_t)n, "cut %zu", cut);
+        cr_assert_eq(p.argc, 5);
+        cr_assert(av[0].off == 8 && av[0].len == 4);
+        cr_assert(av[1].off == 18 && av[1].len == 2);
+        cr_assert_eq(av[2].len, 10);
+        cr_assert(av[3].off == hl + 4 && av[3].len == 2);
+        cr_assert(av[4].off == hl + 12 && av[4].len == 2);
+        cr_assert(memcmp(buf + av[3].off, "k2", 2) == 0 && memcmp(buf + av[4].off, "v2", 2) == 0);
+    }
+}
+
+Test(resp_take_bulk, two_payloads)
+{
+    /* MSET k1 <10 aside> k2 <7 aside>: an ordinary argument between them */
+    static const char mset[] = "*5\r\n$4\r\nMSET\r\n$2\r\nk1\r\n$10\r\n$2\r\nk2\r\n$7\r\n";
+    /* SET <5 aside> <7 aside>: the second header right after a taken payload */
+    static const char set[] = "*3\r\n$3\r\nSET\r\n$5\r\n$7\r\n";
+    resp_arg av[8];
+    resp_parser p;
+
+    resp_parser_init(&p, av, 8);
+    cr_assert_eq(parse_exact(&p, mset, 27), RESP_INCOMPLETE);
+    cr_assert_eq(resp_parse_take_bulk(&p), 0);
+    cr_assert_eq(parse_exact(&p, mset, sizeof mset - 1), RESP_INCOMPLETE);
+    cr_assert_eq(resp_parse_bulk_end(&p), sizeof mset - 1 + 9);
+    cr_assert_eq(resp_parse_take_bulk(&p), (ssize_t)sizeof mset - 1);
+    cr_assert_eq(p.argc, 5);
+    cr_assert(av[0].off == 8 && av[0].len == 4);
+    cr_assert(av[1].off == 18 && av[1].len == 2);
+    cr_assert_eq(av[2].len, 10);
+    cr_assert(av[3].off == 31 && av[3].len == 2);
+    cr_assert_eq(av[4].len, 7);
+
+    resp_parser_init(&p, av, 8);
+    cr_assert_eq(parse_exact(&p, set, 17), RESP_INCOMPLETE);
+    cr_assert_eq(resp_parse_take_bulk(&p), 0);
+    cr_assert_eq(parse_exact(&p, set, 19), RESP_INCOMPLETE); /* "$7" without its CR */
+    cr_assert_eq(resp_parse_bulk_end(&p), 0);
+    cr_assert_eq(parse_exact(&p, set, 21), RESP_INCOMPLETE);
+    cr_assert_eq(resp_parse_bulk_end(&p), 21 + 9);
+    cr_assert_eq(resp_parse_take_bulk(&p), 21);
+    cr_assert_eq(p.argc, 3);
+    cr_assert(av[0].off == 8 && av[0].len == 3);
+    cr_assert_eq(av[1].len, 5);
+    cr_assert_eq(av[2].len, 7);
+}
+
+Test(resp_take_bulk, need_argv)
+{
+    static const char head[] = "*2\r\n$3\r\nGET\r\n$5\r\n";
+    const size_t hl = sizeof head - 1;
+    resp_arg *av = malloc(sizeof *av);
+    resp_parser p;
+
+    /* argv holds exactly the arguments so far: no room for the taken one */
+    resp_parser_init(&p, av, 1);
+    cr_assert_eq(parse_exact(&p, head, hl), RESP_INCOMPLETE);
+    cr_assert_eq(p.argc, 1);
+    cr_assert_eq(resp_parse_take_bulk(&p), RESP_NEED_ARGV);
+    cr_assert_eq(p.argc, 1);
+    cr_assert_eq(resp_parse_bulk_end(&p), hl + 7, "still awaited");
+    cr_assert_eq(resp_parse_take_bulk(&p), RESP_NEED_ARGV, "until argv grows");
+    av = realloc(av, 2 * sizeof *av);
+    p.argv = av;
+    p.argv_cap = 2;
+    cr_assert_eq(resp_parse_take_bulk(&p), (ssize_t)hl);
+    cr_assert_eq(p.argc, 2);
+    cr_assert(av[0].off == 8 && av[0].len == 3);
+    cr_assert_eq(av[1].len, 5);
+    free(av);
+}
+
+Test(resp_take_bulk, refused_without_awaited_payload)
+{
+    static const char get[] = "*2\r\n$3\r\nGET\r\n$1\r\nk\r\n";
+    /* MSET k1 <3 bytes aside> k2: the buffer lacks the payload */
+    static const char mset[] = "*4\r\n$4\r\nMSET\r\n$2\r\nk1\r\n$3\r\n$2\r\nk2\r\n";
+    resp_arg av[4];
+    resp_parser p;
+    char inl[] = "get k\r\n";
+    char bad[] = "*1\r\n$x\r\n";
+
+    /* fresh parser */
+    resp_parser_init(&p, av, 4);
+    cr_assert_eq(resp_parse_take_bulk(&p), RESP_ERROR);
+    cr_assert_null(p.err, "a refusal is no protocol error");
+
+    /* inside the count line, then a header: nothing changes */
+    cr_assert_eq(parse_exact(&p, get, 2), RESP_INCOMPLETE);
+    cr_assert_eq(resp_parse_take_bulk(&p), RESP_ERROR);
+    cr_assert_eq(parse_exact(&p, get, 13), RESP_INCOMPLETE);
+    cr_assert_eq(resp_parse_take_bulk(&p), RESP_ERROR);
+    cr_assert_eq(parse_exact(&p, get, 15), RESP_INCOMPLETE);
+    cr_assert_eq(resp_parse_take_bulk(&p), RESP_ERROR);
+    cr_assert_eq(parse_exact(&p, get, sizeof get - 1), (ssize_t)sizeof get - 1);
+    cr_assert(p.argc == 2 && av[1].off == 17 && av[1].len == 1);
+    /* after a complete request */
+    cr_assert_eq(resp_parse_take_bulk(&p), RESP_ERROR);
+    cr_assert_null(p.err);
+
+    /* once a payload is taken, the next header is awaited, not a payload:
+     * a second take is refused and the request goes on in the buffer */
+    resp_parser_init(&p, av, 4);
+    cr_assert_eq(parse_exact(&p, mset, 26), RESP_INCOMPLETE);
+    cr_assert_eq(resp_parse_bulk_end(&p), 26 + 5);
+    cr_assert_eq(resp_parse_take_bulk(&p), 0);
+    cr_assert_eq(resp_parse_take_bulk(&p), RESP_ERROR);
+    cr_assert_null(p.err);
+    cr_assert_eq(p.argc, 3);
+    cr_assert_eq(parse_exact(&p, mset, sizeof mset - 1), (ssize_t)sizeof mset - 1);
+    cr_assert(p.argc == 4 && av[3].off == 26 + 4 && av[3].len == 2);
+
+    /* inline requests have no payloads */
+    resp_parser_init(&p, av, 4);
+    cr_assert_eq(resp_parse(&p, inl, 5, &DEF), RESP_INCOMPLETE);
+    cr_assert_eq(resp_parse_take_bulk(&p), RESP_ERROR);
+    cr_assert_eq(resp_parse(&p, inl, 7, &DEF), 7);
+    cr_assert_eq(p.argc, 2);
+
+    /* after a protocol error, which stays */
+    resp_parser_init(&p, av, 4);
+    cr_assert_eq(resp_parse(&p, bad, sizeof bad - 1, &DEF), RESP_ERROR);
+    cr_assert_eq(resp_parse_take_bulk(&p), RESP_ERROR);
+    cr_assert_str_eq(p.err, E_BULK_LEN);
+}
+
+Test(resp_take_bulk, part_of_payload_in_buffer)
+{
+    /* Some of the payload arrived with the headers (from none of it to all
+     * of it and one trailer byte); as io/aside.c does, that part moves out
+     * with the rest and the buffer is cut at p.pos. */
+    static const char set[] = "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$10\r\n0123456789\r\n";
+    static const char mset[] = "*5\r\n$4\r\nMSET\r\n$2\r\nk1\r\n$10\r\n0123456789\r\n"
+                               "$2\r\nk2\r\n$2\r\nv2\r\n";
+    static const char tail[] = "$2\r\nk2\r\n$2\r\nv2\r\n";
+    const size_t shl = 25, mhl = 27; /* where the payloads begin */
+    resp_arg av[8];
+    resp_parser p;
+
+    for (size_t part = 0; part <= 11; part++) {
+        char buf[64];
+
+        /* last argument: the whole request in the buffer is its headers */
+        resp_parser_init(&p, av, 8);
+        cr_assert_eq(parse_exact(&p, set, shl + part), RESP_INCOMPLETE, "part %zu", part);
+        cr_assert_eq(p.pos, shl);
+        cr_assert_eq(resp_parse_take_bulk(&p), (ssize_t)shl, "part %zu", part);
+        cr_assert_eq(p.argc, 3);
+        cr_assert(av[0].off == 8 && av[0].len == 3);
+        cr_assert(av[1].off == 17 && av[1].len == 1);
+        cr_assert_eq(av[2].len, 10);
+
+        /* in the middle: the rest of the request follows the cut */
+        resp_parser_init(&p, av, 8);
+        cr_assert_eq(parse_exact(&p, mset, mhl + part), RESP_INCOMPLETE, "part %zu", part);
+        cr_assert_eq(p.pos, mhl);
+        cr_assert_eq(resp_parse_take_bulk(&p), 0, "part %zu", part);
+        memcpy(buf, mset, mhl);
+        memcpy(buf + mhl, tail, sizeof tail - 1);
+        cr_assert_eq(parse_exact(&p, buf, mhl + sizeof tail - 1), (ssize_t)(mhl + sizeof tail - 1));
+        cr_assert_eq(p.argc, 5);
+        cr_assert(av[1].off == 18 && av[1].len == 2);
+        cr_assert_eq(av[2].len, 10);
+        cr_assert(av[3].off == mhl + 4 && av[3].len == 2);
+        cr_assert(av[4].off == mhl + 12 && av[4].len == 2);
+        cr_assert(memcmp(buf + av[4].off, "v2", 2) == 0);
+    }
+
+    /* an empty payload whose 2 trailer bytes have not all arrived */
+    resp_parser_init(&p, av, 8);
+    cr_assert_eq(parse_exact(&p, "*2\r\n$3\r\nGET\r\n$0\r\n\r", 18), RESP_INCOMPLETE);
+    cr_assert_eq(resp_parse_bulk_end(&p), 19);
+    cr_assert_eq(resp_parse_take_bulk(&p), 17);
+    cr_assert(p.argc == 2 && av[1].len == 0);
+}
