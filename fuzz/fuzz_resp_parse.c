@@ -23,7 +23,7 @@
  * is the stream.
  *
  * Build: clang -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude \
- *          fuzz/fuzz_resp_parse.c src/io/resp_parse.c -o fuzz_resp_parse
+ *          fuzz/fuzz_resp_parse.c src/io/resp_parse.c src/base/splitargs.c -o fuzz_resp_parse
  * Run:   ./fuzz_resp_parse -max_total_time=20 fuzz/corpus/resp_parse
  */
 #include <stdint.h>
