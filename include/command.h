@@ -37,6 +37,7 @@
 #define CMD_MOVABLE_KEYS (1u << 17)
 #define CMD_NO_MANDATORY_KEYS (1u << 18)
 #define CMD_NO_ASYNC_LOADING (1u << 19)
+#define CMD_ASKING     (1u << 20)      /* RESTORE-ASKING: served for a cluster client after -ASK */
 
 /* Properties of ferry's own that decide how the dispatcher treats a
  * command (not reported by COMMAND INFO). */
@@ -168,7 +169,8 @@ extern const command_group string_group, keys_group, conn_group, server_group, m
     config_group, slowlog_group, latency_group, hash_group, list_group, set_group, zset_group, pubsub_group,
     dump_group, stream_group, stream_read_group, stream_info_group, stream_cg_group;
 extern const command_group sort_group, lcs_group; /* cmd_sort.c (SORT, SORT_RO), cmd_lcs.c (LCS) */
-extern const command_group cluster_group; /* cmd_cluster.c (READONLY, READWRITE: cluster support disabled) */
+extern const command_group cluster_group; /* cmd_cluster.c (CLUSTER, ASKING, READONLY, READWRITE: cluster support disabled) */
+extern const command_group module_group;  /* cmd_module.c (MODULE: no modules) */
 extern const command_group hll_group; /* cmd_hll.c (PFADD, PFCOUNT, PFMERGE, PFDEBUG, PFSELFTEST) */
 extern const command_group bitops_group; /* cmd_bitops.c (SETBIT, GETBIT, BITCOUNT, BITPOS, BITOP, BITFIELD[_RO]) */
 extern const command_group migrate_group; /* cmd_migrate.c (MIGRATE) */

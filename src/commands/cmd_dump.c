@@ -140,6 +140,12 @@ static void cmd_restore(client *c) {
     reply_ok(c);
 }
 
+#define RESTORE_CX                                                                                             \
+    "O(1) to create the new key and additional O(N*M) to reconstruct the serialized value, where N is the "     \
+    "number of Redis objects composing the value and M their average size. For small string values the time "  \
+    "complexity is thus O(1)+O(1*M) where M is small, so simply O(1). However for sorted set values the "        \
+    "complexity is O(N*M*log(N)) because inserting values into sorted sets is O(log(N))."
+
 static command dump_commands[] = {
     CMD("dump", cmd_dump, 2, .flags = CMD_READONLY, .acl = "keyspace read slow", CMD_KEYS(1, 1, 1),
         .summary = "Return a serialized version of the value stored at the specified key.", .since = "2.6.0",
@@ -149,12 +155,11 @@ static command dump_commands[] = {
     CMD("restore", cmd_restore, -4, .flags = CMD_WRITE | CMD_DENYOOM, .acl = "keyspace write slow dangerous",
         CMD_KEYS(1, 1, 1),
         .summary = "Create a key using the provided serialized value, previously obtained using DUMP.",
-        .since = "2.6.0",
-        .complexity = "O(1) to create the new key and additional O(N*M) to reconstruct the serialized value, "
-            "where N is the number of Redis objects composing the value and M their average size. For small "
-            "string values the time complexity is thus O(1)+O(1*M) where M is small, so simply O(1). However for "
-            "sorted set values the complexity is O(N*M*log(N)) because inserting values into sorted sets is "
-            "O(log(N))."),
+        .since = "2.6.0", .complexity = RESTORE_CX),
+    /* what a cluster's MIGRATE sends after an -ASK redirect: RESTORE on a standalone server */
+    CMD("restore-asking", cmd_restore, -4, .flags = CMD_WRITE | CMD_DENYOOM | CMD_ASKING,
+        .acl = "keyspace write slow dangerous", CMD_KEYS(1, 1, 1),
+        .summary = "An internal command for migrating keys in a cluster", .since = "3.0.0", .complexity = RESTORE_CX),
     {0},
 };
 const command_group dump_group = {"generic", dump_commands};

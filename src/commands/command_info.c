@@ -18,7 +18,7 @@ static const struct { uint32_t bit; const char *name; } flag_names[] = {
     {CMD_WRITE, "write"},         {CMD_READONLY, "readonly"},   {CMD_DENYOOM, "denyoom"},
     {CMD_ADMIN, "admin"},         {CMD_PUBSUB, "pubsub"},       {CMD_NOSCRIPT, "noscript"},
     {CMD_BLOCKING, "blocking"},   {CMD_LOADING, "loading"},     {CMD_STALE, "stale"},
-    {CMD_SKIP_MONITOR, "skip_monitor"}, {CMD_SKIP_SLOWLOG, "skip_slowlog"}, {CMD_FAST, "fast"},
+    {CMD_SKIP_MONITOR, "skip_monitor"}, {CMD_SKIP_SLOWLOG, "skip_slowlog"}, {CMD_ASKING, "asking"}, {CMD_FAST, "fast"},
     {CMD_NO_AUTH, "no_auth"},     {CMD_NO_MANDATORY_KEYS, "no_mandatory_keys"},
     {CMD_NO_ASYNC_LOADING, "no_async_loading"}, {CMD_NO_MULTI, "no_multi"}, {CMD_MOVABLE_KEYS, "movablekeys"},
     {CMD_ALLOW_BUSY, "allow_busy"},

@@ -51,7 +51,7 @@ void registry_commands(void) {
         &bitops_group,
         &geo_group,
         &migrate_group,
-        &acl_group, &cluster_group,
+        &acl_group, &cluster_group, &module_group,
         &repl_group,
     };
     commands_init(groups, sizeof groups / sizeof groups[0]);
