@@ -87,6 +87,7 @@ typedef struct command {
     uint8_t run_timed;          /* timed per run of identical calls (see command.c) */
     struct lhist *lat_hist;     /* its latency histogram, once it ran timed (latency.c) */
     int acl_id1;                /* its ACL command id + 1 (acl.c), 0 before acl_init() numbers it */
+    const char *renamed;        /* rename-command: the name clients call it by ("": disabled); NULL: its name */
 } command;
 
 /* One entry of a group table: name, handler and arity, then any other field
@@ -157,8 +158,19 @@ void command_call(client *c, command *cmd);
 /* n errors counted outside any command call (a script's refused redis.call)
  * that the running call must not take as its own failures. */
 void command_errors_claimed(uint64_t n);
+/* Every command and subcommand, renamed and disabled ones too (what ACL
+ * rules and categories cover, as Redis's original command table). */
 void command_foreach(void (*fn)(command *cmd, void *ud), void *ud);
+/* Top-level commands clients can call (COMMAND COUNT, LIST, INFO, DOCS). */
 size_t command_count(void);
+static inline int command_callable(const command *cmd) { return !cmd->renamed || cmd->renamed[0]; }
+/* The config file's `rename-command from to`: the command is then called
+ * by `to` only (an empty `to` disables it). -1 if no command is called
+ * `from`. Call after commands_init. */
+int command_rename(const char *from, const char *to);
+/* The command registered as name (case-insensitive), whatever it was
+ * renamed to: what ACL rules name, as in Redis. A linear search. */
+command *command_lookup_orig(const char *name, size_t len);
 void commands_reset_stats(void);
 
 /* COMMAND ... */

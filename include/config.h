@@ -88,6 +88,10 @@ typedef struct ferry_config {
  * redis-server does. On error prints a message naming file:line (or the
  * argument) to stderr and exits(1). */
 void config_load(ferry_config *cfg, int argc, char **argv);
+/* The loaded configuration's rename-command lines, applied to the command
+ * table (after registry_init): -1 after a fatal configuration error on
+ * stderr for a name no command has. */
+int config_apply_renames(void);
 void config_defaults(ferry_config *cfg);
 /* Frees the strings a ferry_config owns. */
 void config_free(ferry_config *cfg);

@@ -17,6 +17,7 @@ enum {
 #define PROT CFG_PROT
 #define HID  CFG_HID
 #define RD   CFG_READ
+#define NOLD CFG_NOLOAD
 
 /* ferry_config fields an entry is bound to; NOF = kept in the string store */
 enum {

@@ -21,6 +21,7 @@
 #define CFG_PROT 2 /* protected: needs enable-protected-configs */
 #define CFG_HID 4  /* hidden: CONFIG GET matches it only by exact name */
 #define CFG_READ 8 /* kept in the string store but read where it is used (config_get_by_name): no warning */
+#define CFG_NOLOAD 16 /* CONFIG SET refuses it while a dataset is loading (Redis's DENY_LOADING_CONFIG) */
 
 /* For tests and fuzzers: bit 1 = no file access (include), bit 2 = no
  * "ignored directive" warnings on stderr. */

@@ -85,7 +85,7 @@ static void collect(command *c, void *ud) {
 /* Only the commands the dispatcher finds (a name registered twice counts once). */
 static void collect_real(command *c, void *ud) {
     command *top = c->parent ? c->parent : c;
-    if (command_lookup_name(top->name, strlen(top->name)) == top) collect(c, ud);
+    if (command_lookup_orig(top->name, strlen(top->name)) == top) collect(c, ud);
 }
 
 /* Ghost commands (acl_ghost.h) as command structs, made once: a container
@@ -96,7 +96,7 @@ static void add_ghosts(void) {
     made = 1;
     for (int i = 0; i < acl_ghost_count(); i++) {
         const acl_ghost *g = acl_ghost_at(i);
-        if (strchr(g->fullname, '|') || command_lookup_name(g->fullname, strlen(g->fullname))) continue;
+        if (strchr(g->fullname, '|') || command_lookup_orig(g->fullname, strlen(g->fullname))) continue;
         int nsub = 0;
         size_t plen = strlen(g->fullname);
         for (int j = 0; j < acl_ghost_count(); j++) {

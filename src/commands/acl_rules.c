@@ -175,9 +175,9 @@ static void set_all(acl_selector *s, int allow) {
 /* "name" or "container|sub", case-insensitive. */
 static command *lookup_full(const char *p, size_t len) {
     const char *bar = memchr(p, '|', len);
-    command *known = bar ? NULL : command_lookup_name(p, len);
+    command *known = bar ? NULL : command_lookup_orig(p, len); /* the original names, also when renamed */
     if (!bar) return known ? known : acl_command_by_fullname(p, len);
-    command *parent = command_lookup_name(p, (size_t)(bar - p));
+    command *parent = command_lookup_orig(p, (size_t)(bar - p));
     if (!parent) return acl_command_by_fullname(p, len); /* a ghost's subcommand (acl_ghost.h) */
     if (!parent->subcmds) return NULL;
     span sub = {bar + 1, len - (size_t)(bar - p) - 1};

@@ -263,6 +263,7 @@ static void acl_genpass(client *c) {
  * as Redis checks them (it has no keys here). */
 static command *ghost_lookup(const span *argv, int argc) {
     command *cmd = acl_command_by_fullname(argv[0].p, argv[0].len);
+    if (cmd && command_lookup_orig(cmd->name, strlen(cmd->name))) return NULL; /* a real command, renamed */
     if (!cmd || !cmd->subcmds || argc < 2) return cmd;
     char full[64];
     int n = snprintf(full, sizeof full, "%s|%.*s", cmd->fullname, (int)argv[1].len, argv[1].p);

@@ -159,7 +159,8 @@ static command dump_commands[] = {
     /* what a cluster's MIGRATE sends after an -ASK redirect: RESTORE on a standalone server */
     CMD("restore-asking", cmd_restore, -4, .flags = CMD_WRITE | CMD_DENYOOM | CMD_ASKING,
         .acl = "keyspace write slow dangerous", CMD_KEYS(1, 1, 1),
-        .summary = "An internal command for migrating keys in a cluster", .since = "3.0.0", .complexity = RESTORE_CX),
+        .group = "server", .summary = "An internal command for migrating keys in a cluster", .since = "3.0.0",
+        .complexity = RESTORE_CX),
     {0},
 };
 const command_group dump_group = {"generic", dump_commands};

@@ -23,8 +23,10 @@
 #include "propagate.h"
 #include "pubsub.h"
 #include "tracking.h"
+#include "zmalloc.h"
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #define LOOKUP_BITS 10
 #define ERR_MISCONF                                                                                               \
@@ -34,8 +36,9 @@
     "RDB error."
 #define MAX_NAME 64
 
-static command *index_tab[1 << LOOKUP_BITS];
-static size_t ncommands;
+static command *index_tab[1 << LOOKUP_BITS]; /* by the name clients call it by */
+static command *all_tab[1 << LOOKUP_BITS];   /* every top-level command, in registration order */
+static size_t ncommands, nall;
 
 static uint32_t name_hash(const char *s, size_t n) {
     uint32_t h = 2166136261u;
@@ -43,11 +46,23 @@ static uint32_t name_hash(const char *s, size_t n) {
     return h;
 }
 
+static const char *call_name(const command *cmd) { return cmd->renamed ? cmd->renamed : cmd->name; }
+
 static void index_add(command *cmd) {
-    size_t n = strlen(cmd->name);
-    uint32_t i = name_hash(cmd->name, n) & ((1u << LOOKUP_BITS) - 1);
+    size_t n = strlen(call_name(cmd));
+    uint32_t i = name_hash(call_name(cmd), n) & ((1u << LOOKUP_BITS) - 1);
     while (index_tab[i]) i = (i + 1) & ((1u << LOOKUP_BITS) - 1);
     index_tab[i] = cmd;
+}
+
+static void index_rebuild(void) {
+    memset(index_tab, 0, sizeof index_tab);
+    ncommands = 0;
+    for (size_t k = 0; k < nall; k++)
+        if (command_callable(all_tab[k])) {
+            index_add(all_tab[k]);
+            ncommands++;
+        }
 }
 
 static void lower_copy(char *dst, const char *src, size_t n) {
@@ -64,7 +79,8 @@ command *command_lookup_name(const char *name, size_t len) {
     uint32_t i = name_hash(low, len) & ((1u << LOOKUP_BITS) - 1);
     while (index_tab[i]) {
         command *c = index_tab[i];
-        if (strlen(c->name) == len && memcmp(c->name, low, len) == 0) return c;
+        const char *nm = call_name(c);
+        if (strlen(nm) == len && memcmp(nm, low, len) == 0) return c;
         i = (i + 1) & ((1u << LOOKUP_BITS) - 1);
     }
     return NULL;
@@ -107,8 +123,7 @@ static void register_group(const command_group *g) {
         if (!c->group) c->group = g->name;
         snprintf(c->fullname, sizeof c->fullname, "%s", c->name);
         prepare_fast_path(c);
-        index_add(c);
-        ncommands++;
+        all_tab[nall++] = c;
         for (command *s = c->subcmds; s && s->name; s++) {
             s->parent = c;
             if (!s->group) s->group = c->group;
@@ -119,18 +134,37 @@ static void register_group(const command_group *g) {
 }
 
 void commands_init(const command_group *const *groups, size_t n) {
-    memset(index_tab, 0, sizeof index_tab);
-    ncommands = 0;
+    nall = 0;
     for (size_t i = 0; i < n; i++) register_group(groups[i]);
+    index_rebuild();
     keyspec_attach_all();
+}
+
+command *command_lookup_orig(const char *name, size_t len) {
+    for (size_t k = 0; k < nall; k++)
+        if (strlen(all_tab[k]->name) == len && strncasecmp(all_tab[k]->name, name, len) == 0) return all_tab[k];
+    return NULL;
+}
+
+/* The pipeline's lookup cache compares a request with the command's own
+ * name (command_name_matches): a renamed command is never cached. */
+int command_rename(const char *from, const char *to) {
+    command *cmd = command_lookup_name(from, strlen(from));
+    if (!cmd) return -1;
+    char *low = zstrdup(to);
+    for (char *p = low; *p; p++) *p = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
+    cmd->renamed = low;
+    cmd->cache_len = UINT32_MAX;
+    cmd->batchable = 0;
+    index_rebuild();
+    return 0;
 }
 
 size_t command_count(void) { return ncommands; }
 
 void command_foreach(void (*fn)(command *cmd, void *ud), void *ud) {
-    for (size_t i = 0; i < (1u << LOOKUP_BITS); i++) {
-        command *c = index_tab[i];
-        if (!c) continue;
+    for (size_t i = 0; i < nall; i++) {
+        command *c = all_tab[i];
         fn(c, ud);
         for (command *s = c->subcmds; s && s->name; s++) fn(s, ud);
     }

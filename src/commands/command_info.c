@@ -275,7 +275,7 @@ typedef struct collect { command **v; size_t n, cap; } collect;
 
 static void collect_top(command *cmd, void *ud) {
     collect *col = ud;
-    if (cmd->parent) return;
+    if (cmd->parent || !command_callable(cmd)) return;
     if (col->n < col->cap) col->v[col->n++] = cmd;
 }
 

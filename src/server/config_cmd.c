@@ -247,8 +247,7 @@ static void config_set_cmd(client *c) {
                 set_fail(c, nm.p, nm.len, "duplicate parameter");
                 goto out;
             }
-        /* appendonly cannot change while a dataset is being loaded (Redis's DENY_LOADING_CONFIG) */
-        if ((srv.loading || srv.async_loading) && !strcmp(config_name(config_real(i)), "appendonly")) {
+        if ((srv.loading || srv.async_loading) && (config_flags(i) & CFG_NOLOAD)) {
             reply_error(c, "LOADING Redis is loading the dataset in memory");
             goto out;
         }

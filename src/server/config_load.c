@@ -10,6 +10,7 @@
  * uses config_split_args, config_read_file and config_trim for REWRITE, is
  * in config_cmd.c.
  */
+#include "command.h"
 #include "config.h"
 #include "config_internal.h"
 #include "acl_file.h"
@@ -166,6 +167,44 @@ static void warn_ignored(const char *src, int line, const char *name) {
             line, name);
 }
 
+/* rename-command lines, applied once the command table exists
+ * (config_apply_renames); a load starts without them. */
+typedef struct rename_line {
+    char *from, *to, *src;
+    int line;
+} rename_line;
+static rename_line *renames;
+static int nrenames;
+
+static void renames_reset(void) {
+    for (int i = 0; i < nrenames; i++) {
+        zfree(renames[i].from);
+        zfree(renames[i].to);
+        zfree(renames[i].src);
+    }
+    zfree(renames);
+    renames = NULL;
+    nrenames = 0;
+}
+
+static void rename_record(const char *from, const char *to, const char *src, int line) {
+    renames = zrealloc(renames, sizeof *renames * (size_t)(nrenames + 1));
+    renames[nrenames++] = (rename_line){zstrdup(from), zstrdup(to), zstrdup(src), line};
+}
+
+int config_apply_renames(void) {
+    for (int i = 0; i < nrenames; i++) {
+        rename_line *r = &renames[i];
+        if (command_rename(r->from, r->to) == 0) continue;
+        fprintf(stderr, "\n*** FATAL CONFIG FILE ERROR (Redis %s) ***\nReading the configuration file, at line %d\n"
+                        ">>> 'rename-command \"%s\" \"%s\"'\nNo such command in rename-command\n(%s:%d)\n",
+                FERRY_VERSION, r->line, r->from, r->to, r->src, r->line);
+        return -1;
+    }
+    renames_reset();
+    return 0;
+}
+
 /* Directives that are not CONFIG parameters. 1 = handled (rc in *rc). */
 static int special_directive(loadctx *x, int argc, char **argv, const char *src, int line, char *why,
                              size_t wlen, int *rc) {
@@ -176,7 +215,8 @@ static int special_directive(loadctx *x, int argc, char **argv, const char *src,
         if (argc != 2) msg = "Bad directive or wrong number of arguments";
         else *rc = do_include(x, argv[1], why, wlen);
     } else if (!strcmp(name, "rename-command")) {
-        msg = argc != 3 ? "Bad directive or wrong number of arguments" : "rename-command is not supported by ferry";
+        if (argc != 3) msg = "Bad directive or wrong number of arguments";
+        else rename_record(argv[1], argv[2], src, line);
     } else if (!strcmp(name, "user")) {
         if (argc < 2) msg = "Bad directive or wrong number of arguments";
         else *rc = acl_config_user_line(argc, argv, why, wlen); /* applied at start-up (acl_file.c) */
@@ -311,6 +351,7 @@ int config_load_string(ferry_config *cfg, const char *text, char *err, size_t er
     loadctx x = {cfg, 0, 0, err, errlen};
     if (errlen) err[0] = '\0';
     acl_config_users_reset(); /* a load starts without user lines */
+    renames_reset();
     return load_text(&x, text, "<string>", 0) ? -1 : 0;
 }
 
@@ -430,6 +471,7 @@ static int load_main_file(loadctx *x, const char *file) {
 void config_load(ferry_config *cfg, int argc, char **argv) {
     config_defaults(cfg);
     acl_config_users_reset();
+    renames_reset();
     version_or_help(argc, argv);
     const char *file = argc >= 2 && argv[1][0] != '-' ? argv[1] : NULL;
     int use_stdin = 0, lines = 0;

@@ -229,6 +229,7 @@ int main(int argc, char **argv) {
     srv.el->before_sleep = before_sleep;
     db_init_all(srv.cfg.databases);
     registry_init();
+    if (config_apply_renames() != 0) return 1;
     notify_set_flags(srv.cfg.notify_keyspace_events); /* the configured classes, now that the hooks are set */
     latency_clock_init();
     if (chdir(srv.cfg.dir) != 0) {
