@@ -56,6 +56,14 @@ span aside_span(const client *c, const char *base, size_t i);
 void aside_done(client *c);
 /* Bytes held in blocks (client memory, CLIENT LIST qbuf). */
 size_t aside_bytes(const client *c);
+/* The spare block's size (CLIENT LIST qbuf-free, client memory), 0 if none. */
+size_t aside_spare_size(const client *c);
+/* From the clients cron, with the query buffer's rule: the spare block goes
+ * when the client has been idle for 2 seconds or its recent peak (qpeak)
+ * is under half the block. Call before qpeak restarts. */
+void aside_cron(client *c);
+/* The client is freed: its blocks and spare go. */
+void aside_free(client *c);
 
 /* For the keyspace: the block holding argument bytes p, if its payload
  * starts head bytes into it; the caller takes it over (frees it). NULL if

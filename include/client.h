@@ -71,6 +71,7 @@ typedef struct client {
     struct client_aside *aside; /* aside.h: big arguments of the request in progress in blocks of their own */
     uint8_t aside_recent;       /* the last request had one: the next read takes at most one chunk */
     size_t aside_trust;         /* the longest block this connection has filled (aside.c) */
+    char *aside_spare;          /* a block kept for the next big argument (aside.c), or NULL */
     /* current command */
     int argc;
     span *argv;

@@ -35,6 +35,14 @@
  *     (aside_ready) so that a request held by CLIENT PAUSE runs later from
  *     the same state; the window runs it alone, then aside_done frees the
  *     blocks nobody took.
+ *   - A spare block: once the keyspace took a block, a new one of the same
+ *     size is set aside for the client's next big argument, as Redis
+ *     allocates a new query buffer of the argument's size after handing
+ *     the old one over (a client that stored one big value is likely to
+ *     store another; an untouched allocation costs no resident memory). A
+ *     block nobody took becomes the spare itself. CLIENT LIST shows it as
+ *     qbuf-free, and the clients cron frees it with the query buffer's rule
+ *     (idle 2 s, or a recent peak under half its size).
  *   - Only ordinary connections: the link to our primary passes each
  *     request's bytes on to our own replicas as they came, so its requests
  *     stay whole in the buffer.
@@ -42,6 +50,7 @@
 #include "aside.h"
 
 #include "db.h"
+#include "server.h"
 #include "zmalloc.h"
 
 #include <string.h>
@@ -74,7 +83,13 @@ size_t aside_begin(client *c, const char *req, size_t have) {
     if (!c->aside) c->aside = zcalloc(sizeof *c->aside);
     client_aside *a = c->aside;
     aside_arg *g = &a->arg[a->n];
-    g->mem = zmalloc(head + cap);
+    if (c->aside_spare && zmalloc_size(c->aside_spare) >= head + cap) {
+        g->mem = c->aside_spare;
+        c->aside_spare = NULL;
+        cap = zmalloc_size(g->mem) - head < want ? zmalloc_size(g->mem) - head : want;
+    } else {
+        g->mem = zmalloc(head + cap);
+    }
     g->head = head;
     g->len = len;
     g->argi = p->argc;
@@ -124,18 +139,68 @@ span aside_span(const client *c, const char *base, size_t i) {
     return (span){base + a->args[i].off, a->args[i].len};
 }
 
-static void free_blocks(client_aside *a) {
-    for (int k = 0; k < a->n; k++) zfree(a->arg[k].mem);
-    if (a->filling) zfree(a->arg[a->n].mem);
-    zfree(a->args);
+/* Keep the biggest block left, or a fresh one as big as the biggest taken,
+ * as the spare; free the others. */
+static void keep_spare(client *c, char *left, size_t taken) {
+    if (left && zmalloc_size(left) >= taken) {
+        taken = 0;
+    } else {
+        zfree(left);
+        left = NULL;
+    }
+    if (!c->aside_spare && (left || taken)) {
+        c->aside_spare = left ? left : zmalloc(taken);
+        return;
+    }
+    zfree(left);
 }
 
 void aside_done(client *c) {
-    if (!c->aside) return;
+    client_aside *a = c->aside;
+    if (!a) return;
     c->aside_recent = 1;
-    free_blocks(c->aside);
-    zfree(c->aside);
+    char *left = NULL;
+    size_t taken = 0;
+    for (int k = 0; k < a->n; k++) {
+        aside_arg *g = &a->arg[k];
+        size_t size = g->head + g->len + 2;
+        if (!g->mem) {
+            if (size > taken) taken = size;
+        } else if (!left || zmalloc_size(g->mem) > zmalloc_size(left)) {
+            zfree(left);
+            left = g->mem;
+        } else {
+            zfree(g->mem);
+        }
+    }
+    keep_spare(c, left, taken);
+    zfree(a->args);
+    zfree(a);
     c->aside = NULL;
+}
+
+void aside_free(client *c) {
+    client_aside *a = c->aside;
+    if (a) {
+        for (int k = 0; k < a->n; k++) zfree(a->arg[k].mem);
+        if (a->filling) zfree(a->arg[a->n].mem);
+        zfree(a->args);
+        zfree(a);
+        c->aside = NULL;
+    }
+    zfree(c->aside_spare);
+    c->aside_spare = NULL;
+}
+
+size_t aside_spare_size(const client *c) { return c->aside_spare ? zmalloc_size(c->aside_spare) : 0; }
+
+void aside_cron(client *c) {
+    size_t n = aside_spare_size(c);
+    if (!n) return;
+    if (srv.now_ms - c->last_interaction_ms > 2000 || n / 2 > c->qpeak) {
+        zfree(c->aside_spare);
+        c->aside_spare = NULL;
+    }
 }
 
 size_t aside_bytes(const client *c) {

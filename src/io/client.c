@@ -134,7 +134,7 @@ void client_free(client *c) {
     if (c->next) c->next->prev = c->prev;
     srv.nclients--;
     zfree(c->qbuf);
-    aside_done(c);
+    aside_free(c);
     zfree(c->parser.argv);
     zfree(c->argv);
     outbuf_release(c);
@@ -557,6 +557,7 @@ static void reserve_read_chunk(client *c) {
  * peak, it is cut to the peak (never below its pending input or one read
  * chunk). The peak then restarts from what is pending. */
 void client_cron_qbuf(client *c) {
+    aside_cron(c);
     size_t pending = c->qlen - c->qpos;
     if (c->qcap - pending > 4 * 1024 && !srv.script_busy) {
         if (srv.now_ms - c->last_interaction_ms > 2000) {
@@ -724,7 +725,7 @@ static void client_readable(evloop *el, int fd, void *data, int mask) {
 void (*client_write_barrier)(void) = NULL;
 
 size_t client_memory_usage(const client *c) {
-    size_t m = sizeof *c + c->qcap + aside_bytes(c) + c->out.cap + c->argv_cap * sizeof(span) +
+    size_t m = sizeof *c + c->qcap + aside_bytes(c) + aside_spare_size(c) + c->out.cap + c->argv_cap * sizeof(span) +
                c->parser.argv_cap * sizeof(resp_arg) + (size_t)c->mcap * sizeof(multi_cmd);
     if (c->name) m += strlen(c->name) + 1;
     return m;
@@ -760,7 +761,7 @@ size_t client_info_line(client *c, char *buf, size_t cap) {
                      c->db ? c->db->id : 0, subs.channels, subs.patterns, subs.shard,
                      (c->flags & CF_MULTI) ? c->mcount : -1,
                      (c->input_left ? c->input_left : c->qlen - c->qpos) + aside_bytes(c),
-                     c->qcap - c->qlen, c->out.cap, (size_t)c->out_peak, client_out_used(c), client_memory_usage(c),
+                     c->qcap - c->qlen + aside_spare_size(c), c->out.cap, (size_t)c->out_peak, client_out_used(c), client_memory_usage(c),
                      (c->fd >= 0 && (ev_get_mask(srv.el, c->fd) & EV_WRITABLE)) ? "rw" : "r",
                      c->lastcmd ? c->lastcmd->fullname : "NULL", client_user_name ? client_user_name(c) : "default",
                      tracking_client_redirect(c), c->resp, c->lib_name ? c->lib_name : "",

@@ -262,3 +262,30 @@ def test_peak_memory_of_a_big_set(server_factory, kind, piece):
         assert c.command("STRLEN", "k") == b":%d\r\n" % n
         grew = vm_hwm_mb(s.proc.pid) - before
     assert grew < 64 * 1.25, "the high-water mark grew by %d MB for a 64 MB value" % grew
+
+
+def qbuf_fields(admin: RawClient, name: str) -> tuple:
+    line = [l for l in admin.command("CLIENT", "LIST").decode().split("\n") if "name=%s " % name in l][0]
+    f = dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
+    return int(f["qbuf"]), int(f["qbuf-free"])
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_room_for_the_next_big_argument_then_given_back(server_factory, kind):
+    """After a 1 MB SET the client keeps room for another argument that big
+    (CLIENT LIST qbuf-free), as redis-server keeps a query buffer of the
+    argument's size; a second big SET uses it; idle, the room is given
+    back and used_memory falls by about its size."""
+    s = server_factory(kind)
+    with RawClient(s.port) as admin, RawClient(s.port, timeout=30) as c:
+        assert c.command("CLIENT", "SETNAME", "big") == b"+OK\r\n"
+        send_split(c, encode_command(["SET", "k", value("room", MB)]))
+        assert c.read_reply() == b"+OK\r\n"
+        assert qbuf_fields(admin, "big")[1] >= MB
+        send_split(c, encode_command(["SET", "j", value("room2", MB)]))
+        assert c.read_reply() == b"+OK\r\n"
+        assert c.command("STRLEN", "j") == b":%d\r\n" % MB
+        held = info_int(admin, "used_memory")
+        poll(lambda: qbuf_fields(admin, "big")[1] < 32 * KB, 10, "the room to be given back")
+        assert info_int(admin, "used_memory") < held - MB // 2
+        assert c.command("GET", "k") == b"$%d\r\n%s\r\n" % (MB, value("room", MB))
