@@ -69,7 +69,6 @@ typedef struct client {
     size_t input_left;          /* while a request runs: its bytes and those after it (CLIENT LIST qbuf=) */
     resp_parser parser;
     struct client_aside *aside; /* aside.h: big arguments of the request in progress in blocks of their own */
-    uint8_t aside_recent;       /* the last request had one: the next read takes at most one chunk */
     size_t aside_trust;         /* the longest block this connection has filled (aside.c) */
     char *aside_spare;          /* a block kept for the next big argument (aside.c), or NULL */
     /* current command */

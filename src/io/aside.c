@@ -158,7 +158,6 @@ static void keep_spare(client *c, char *left, size_t taken) {
 void aside_done(client *c) {
     client_aside *a = c->aside;
     if (!a) return;
-    c->aside_recent = 1;
     char *left = NULL;
     size_t taken = 0;
     for (int k = 0; k < a->n; k++) {

@@ -694,10 +694,7 @@ static void read_into_own(client *c, int fd) {
         c->qcap = cap;
         clients_memory_grew();
     }
-    size_t space = c->qcap - c->qlen;
-    if (c->aside_recent && space > READ_CHUNK && !resp_parse_bulk_end(&c->parser)) space = READ_CHUNK;
-    c->aside_recent = 0; /* a read of one chunk brings the next big request's head, not its payload */
-    size_t n = read_some(c, fd, c->qbuf + c->qlen, space);
+    size_t n = read_some(c, fd, c->qbuf + c->qlen, c->qcap - c->qlen);
     if (!n) return;
     c->qlen += n;
     if (!hold_input(c, 0)) return;
