@@ -209,17 +209,25 @@ int hll_sparse_set(uint8_t *buf, size_t *lenp, size_t cap, unsigned index, unsig
     size_t pos = HLL_HDR_SIZE, prev = 0;
     int has_prev = 0;
     unsigned long first = 0, span = 0;
-    hll_op op = {0, 0, 0, 0};
-    while (pos < len) {
-        op = hll_sparse_op(buf + pos, end);
-        span = op.runlen;
+    while (pos < len) { /* the hot loop of a sparse PFADD: lengths only, the opcode is decoded once found */
+        uint8_t b = buf[pos];
+        size_t size = 1;
+        if (SP_IS_ZERO(b)) {
+            span = (unsigned long)(b & 0x3f) + 1;
+        } else if (SP_IS_XZERO(b)) {
+            span = (((unsigned long)(b & 0x3f) << 8) | (pos + 1 < len ? buf[pos + 1] : 0)) + 1;
+            size = 2;
+        } else {
+            span = (unsigned long)(b & 0x3) + 1;
+        }
         if (index <= first + span - 1) break;
         prev = pos;
         has_prev = 1;
-        pos += op.size;
+        pos += size;
         first += span;
     }
     if (span == 0 || pos >= len) return HLL_CORRUPT;
+    hll_op op = hll_sparse_op(buf + pos, end);
     size_t next = pos + op.size;
     int has_next = next < len;
 
