@@ -242,6 +242,15 @@ int main(int argc, char **argv) {
         server_log(LOG_WARNING_, "Failed listening on port %d (tcp), aborting.", srv.cfg.port);
         return 1;
     }
+    char neterr[256];
+    if (net_listen_unix(neterr, sizeof neterr) != 0) {
+        server_log(LOG_WARNING_, "Failed opening Unix socket: %s", neterr);
+        return 1;
+    }
+    if (!net_listening()) {
+        server_log(LOG_WARNING_, "Configured to not listen anywhere, exiting.");
+        return 1;
+    }
     if (metrics_listen() == -1) {
         server_log(LOG_WARNING_, "Failed listening on metrics port %d (tcp), aborting.", srv.cfg.metrics_port);
         return 1;
@@ -253,13 +262,19 @@ int main(int argc, char **argv) {
     if (loaded == 0) {
         repl_init(); /* after the load: a configured replicaof connects now */
         ev_timer_add(srv.el, 1, server_cron, NULL);
-        server_log(LOG_NOTICE_, "Ready to accept connections tcp");
+        if (srv.listen_count) server_log(LOG_NOTICE_, "Ready to accept connections tcp");
+        if (srv.cfg.unixsocket)
+            server_log(LOG_NOTICE_, "The server is now ready to accept connections at %s", srv.cfg.unixsocket);
         ev_run(srv.el);
     }
     server_log(LOG_WARNING_, "User requested shutdown...");
     while (srv.clients) client_free(srv.clients);
     free_keyspace_if_checked();
-    if (srv.cfg.pidfile) unlink(srv.cfg.pidfile);
+    if (srv.cfg.pidfile) {
+        server_log(LOG_NOTICE_, "Removing the pid file.");
+        unlink(srv.cfg.pidfile);
+    }
+    net_close_unix(); /* the file too: a client must not find a socket nobody listens on */
     server_log(LOG_WARNING_, "ferry is now ready to exit, bye bye...");
     return 0;
 }
