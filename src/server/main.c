@@ -22,6 +22,7 @@
 #include "repl.h"
 #include "reply.h"
 #include "server.h"
+#include "supervise.h"
 #include "tracking.h"
 #include "zmalloc.h"
 #include <errno.h>
@@ -206,11 +207,12 @@ static int open_files_limit(void) {
 int main(int argc, char **argv) {
     srv.executable = argv[0];
     config_load(&srv.cfg, argc, argv);
+    int supervised = supervise_start(); /* first, as Redis: systemd hears "loading" before anything else */
     frand_init();
     uint8_t seed[16];
     frand_secure_bytes(seed, sizeof seed);
     dict_set_seed(seed);
-    if (srv.cfg.daemonize) daemonize();
+    if (srv.cfg.daemonize && !supervised) daemonize(); /* a supervisor watches the process it started */
     srv.pid = getpid();
     srv.start_ms = srv.now_ms = ev_now_ms();
     srv.lastsave = srv.now_ms / 1000;
@@ -265,9 +267,9 @@ int main(int argc, char **argv) {
         if (srv.listen_count) server_log(LOG_NOTICE_, "Ready to accept connections tcp");
         if (srv.cfg.unixsocket)
             server_log(LOG_NOTICE_, "The server is now ready to accept connections at %s", srv.cfg.unixsocket);
+        supervise_ready(); /* every listener accepts, the data is loaded */
         ev_run(srv.el);
     }
-    server_log(LOG_WARNING_, "User requested shutdown...");
     while (srv.clients) client_free(srv.clients);
     free_keyspace_if_checked();
     if (srv.cfg.pidfile) {
