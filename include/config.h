@@ -97,6 +97,10 @@ void config_load(ferry_config *cfg, int argc, char **argv);
  * table (after registry_init): -1 after a fatal configuration error on
  * stderr for a name no command has. */
 int config_apply_renames(void);
+/* The warnings about directives ferry accepts and ignores, logged at
+ * WARNING level once the log is set up (with no logfile they went to
+ * stderr while loading). */
+void config_log_ignored(void);
 void config_defaults(ferry_config *cfg);
 /* Frees the strings a ferry_config owns. */
 void config_free(ferry_config *cfg);

@@ -50,6 +50,7 @@ static void setup_signals(void) {
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+    signal(SIGHUP, SIG_IGN); /* as Redis: a closing terminal or a reload request leaves the server running */
 }
 
 /* A client idle for more than `timeout` seconds is closed, unless it waits
@@ -222,6 +223,7 @@ int main(int argc, char **argv) {
     server_log(LOG_NOTICE_, "oO0OoO0OoO0Oo ferry is starting oO0OoO0OoO0Oo");
     server_log(LOG_NOTICE_, "ferry version=%s (redis-compatible %s), bits=64, pid=%d, just started", FERRY_OWN_VERSION,
                FERRY_VERSION, (int)srv.pid);
+    config_log_ignored();
     int setsize = open_files_limit();
     srv.el = ev_create(setsize);
     if (!srv.el) {
@@ -264,7 +266,7 @@ int main(int argc, char **argv) {
     if (loaded == 0) {
         repl_init(); /* after the load: a configured replicaof connects now */
         ev_timer_add(srv.el, 1, server_cron, NULL);
-        if (srv.listen_count) server_log(LOG_NOTICE_, "Ready to accept connections tcp");
+        if (srv.listen_count) server_log(LOG_NOTICE_, "Ready to accept connections"); /* 7.0's words: tools wait for them */
         if (srv.cfg.unixsocket)
             server_log(LOG_NOTICE_, "The server is now ready to accept connections at %s", srv.cfg.unixsocket);
         supervise_ready(); /* every listener accepts, the data is loaded */
@@ -277,6 +279,6 @@ int main(int argc, char **argv) {
         unlink(srv.cfg.pidfile);
     }
     net_close_unix(); /* the file too: a client must not find a socket nobody listens on */
-    server_log(LOG_WARNING_, "ferry is now ready to exit, bye bye...");
+    server_log(LOG_WARNING_, "Redis is now ready to exit, bye bye..."); /* Redis's words, as above */
     return 0;
 }

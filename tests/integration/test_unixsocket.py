@@ -183,8 +183,8 @@ def test_signal_shutdown_removes_socket_and_pidfile(procs, sockdir, sig):
     assert not os.path.exists(sock) and not os.path.exists(pidfile)
     msgs = p.log_messages()
     tail = msgs[msgs.index("User requested shutdown..."):]
-    assert tail[1:3] == ["Removing the pid file.", "Removing the unix socket file."], msgs
-    assert tail[-1].endswith(" is now ready to exit, bye bye..."), msgs
+    assert tail == ["User requested shutdown...", "Removing the pid file.", "Removing the unix socket file.",
+                    "Redis is now ready to exit, bye bye..."], msgs
 
 
 # --------------------------------------------------------- who may connect
