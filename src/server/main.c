@@ -266,7 +266,8 @@ int main(int argc, char **argv) {
     if (loaded == 0) {
         repl_init(); /* after the load: a configured replicaof connects now */
         ev_timer_add(srv.el, 1, server_cron, NULL);
-        if (srv.listen_count) server_log(LOG_NOTICE_, "Ready to accept connections"); /* 7.0's words: tools wait for them */
+        /* redis-server 7.0's words: init scripts and test harnesses wait for them */
+        if (srv.listen_count) server_log(LOG_NOTICE_, "Ready to accept connections");
         if (srv.cfg.unixsocket)
             server_log(LOG_NOTICE_, "The server is now ready to accept connections at %s", srv.cfg.unixsocket);
         supervise_ready(); /* every listener accepts, the data is loaded */
