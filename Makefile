@@ -1,5 +1,7 @@
-# ferry Makefile. Targets: all (build/ferry-server), run, test, unit, clean.
+# ferry Makefile. Targets: all (build/ferry-server), run, test, unit, clean,
+# install, uninstall.
 # Variables: CC (gcc|clang), SANITIZE (e.g. address,undefined), OPT,
+# PREFIX (/usr/local) and DESTDIR (install, uninstall),
 # LUA (yes: scripting with Debian's Lua 5.1, cjson and bit; no: a libc-only
 # server whose scripting commands reply with an error).
 
@@ -55,7 +57,7 @@ BENCH     := $(BUILD)/ferry-bench
 NULLSRV_SRCS := $(wildcard bench/null/*.c)
 NULLSRV   := $(BUILD)/ferry-null-server
 
-.PHONY: all run test unit clean deps integration fuzz fuzz-replay
+.PHONY: all run test unit clean deps integration fuzz fuzz-replay install uninstall
 .SECONDARY:
 all: $(SERVER) $(if $(BENCH_SRCS),$(BENCH)) $(if $(NULLSRV_SRCS),$(NULLSRV))
 
@@ -215,6 +217,21 @@ test: deps
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 
 TEST_FUZZ_SECONDS ?= 10
+
+# The server is one self-contained binary (no data files, nothing read from
+# the build tree), so installing it is one copy. The binary is a
+# prerequisite: an up-to-date build is installed as it is, never rebuilt.
+PREFIX  ?= /usr/local
+DESTDIR ?=
+INSTALL ?= install
+BINDIR   = $(DESTDIR)$(PREFIX)/bin
+
+install: $(SERVER)
+	$(INSTALL) -d $(BINDIR)
+	$(INSTALL) -m 755 $(SERVER) $(BINDIR)/ferry-server
+
+uninstall:
+	rm -f $(BINDIR)/ferry-server
 
 clean:
 	rm -rf build

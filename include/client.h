@@ -45,6 +45,7 @@
                                         * commands obey as Redis's mustObeyClient (XADD's LIMIT) */
 #define CF_ACL_CHECK       0x40000000  /* its ACL user is restricted: the dispatcher checks permissions (acl.h) */
 #define CF_PAUSED          0x20000000  /* held by CLIENT PAUSE (pause.h); CF_BLOCKED is set too */
+#define CF_UNIX_SOCKET     0x80000000u /* connected through the unixsocket listener (net.c): flag U */
 
 struct db;
 struct command;
@@ -98,8 +99,8 @@ typedef struct client {
     struct acl_user *user;      /* acl.h: NULL = the default user */
     char *name;
     char *lib_name, *lib_ver;
-    char addr[64];
-    char laddr[64];
+    char addr[78];              /* "ip:port", or "<unixsocket>:0"; Redis's NET_ADDR_STR_LEN, so a long */
+    char laddr[78];             /* socket path is cut where Redis cuts it */
     int64_t ctime_ms;
     int64_t last_interaction_ms;
     uint64_t tot_cmds;
@@ -166,7 +167,18 @@ void clients_free_closed(void);
 void clients_events_while_busy(void);
 
 /* listening/accept */
+/* The TCP listeners of `bind` and `port` (none for port 0); -1 if a
+ * required address could not be bound. */
 int net_listen_all(void);
+/* The `unixsocket` listener, if one is configured (a stale file at the
+ * path is removed first; mode `unixsocketperm` when non-zero); -1 with
+ * Redis's reason in err ("bind: ...") on failure. */
+int net_listen_unix(char *err, size_t errlen);
+/* Number of listeners (TCP and Unix): 0 = the server can't be reached. */
+int net_listening(void);
+/* At exit: closes the Unix socket listener and removes its file (logged as
+ * Redis logs it). */
+void net_close_unix(void);
 /* A nonblocking listening socket on addr ("*", "::*", an IPv4 or IPv6
  * address) and port; -1 on failure (errno set). */
 int net_listen_tcp(const char *addr, int port, int backlog);

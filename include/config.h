@@ -13,6 +13,8 @@
 enum { LOG_DEBUG_ = 0, LOG_VERBOSE_ = 1, LOG_NOTICE_ = 2, LOG_WARNING_ = 3, LOG_NOTHING_ = 4 };
 enum { COB_NORMAL = 0, COB_REPLICA = 1, COB_PUBSUB = 2, COB_CLASSES = 3 };
 enum { DEBUG_CMD_NO = 0, DEBUG_CMD_YES = 1, DEBUG_CMD_LOCAL = 2 };
+/* `supervised`, numbered as Redis numbers them (auto is resolved at start-up: supervise.h) */
+enum { SUPERVISED_NONE = 0, SUPERVISED_AUTO = 1, SUPERVISED_SYSTEMD = 2, SUPERVISED_UPSTART = 3 };
 
 typedef struct cob_limit {
     unsigned long long hard;        /* bytes, 0 = none */
@@ -37,6 +39,9 @@ typedef struct ferry_config {
     long long timeout;              /* seconds, 0 = never */
     int tcp_keepalive;
     int tcp_backlog;
+    char *unixsocket;               /* path of the AF_UNIX listener, NULL = none */
+    int unixsocketperm;             /* its mode (chmod), 0 = as the umask leaves it */
+    int supervised;                 /* SUPERVISED_*: how start-up and shutdown are reported (supervise.c) */
     int databases;
     int daemonize;
     char *pidfile;
@@ -92,6 +97,10 @@ void config_load(ferry_config *cfg, int argc, char **argv);
  * table (after registry_init): -1 after a fatal configuration error on
  * stderr for a name no command has. */
 int config_apply_renames(void);
+/* The warnings about directives ferry accepts and ignores, logged at
+ * WARNING level once the log is set up (with no logfile they went to
+ * stderr while loading). */
+void config_log_ignored(void);
 void config_defaults(ferry_config *cfg);
 /* Frees the strings a ferry_config owns. */
 void config_free(ferry_config *cfg);

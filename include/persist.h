@@ -41,8 +41,10 @@ void persist_startup_expired_free(void);
 /* Cron: reap a finished background save, start one when a save point is
  * due or one was scheduled. */
 void persist_cron(void);
-/* Shutdown: save if `save` is forced or save points are configured (and
- * not nosave). 0 if the server may exit, -1 if the save failed (logged). */
+/* Shutdown starts: logged and told to systemd (STOPPING=1), background
+ * children stopped, then a save if `save` is forced or save points are
+ * configured (and not nosave). 0 if the server may exit, -1 if the save
+ * failed (logged). */
 int persist_shutdown_save(int force_save, int nosave);
 /* A background save (BGSAVE's child) is running. */
 int persist_child_running(void);

@@ -744,6 +744,7 @@ size_t client_info_line(client *c, char *buf, size_t cap) {
     if (c->flags & CF_DIRTY_CAS) flags[f++] = 'd';
     if (c->flags & CF_CLOSE_AFTER_REPLY) flags[f++] = 'c';
     if (c->flags & CF_CLOSE_ASAP) flags[f++] = 'A';
+    if (c->flags & CF_UNIX_SOCKET) flags[f++] = 'U';
     if (c->flags & CF_NO_EVICT) flags[f++] = 'e';
     if (c->flags & CF_NO_TOUCH) flags[f++] = 'T';
     if (f == 0) flags[f++] = 'N';

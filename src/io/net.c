@@ -1,11 +1,15 @@
 /* net.c - listening sockets and accept.
  *
  * Binds every address of `bind` (a leading '-' marks an address that may be
- * unavailable, as in Redis). accept4() runs in a bounded loop per readiness
- * event. EMFILE/ENFILE do not stop the listener and do not spin: the
- * listener's read interest is dropped and re-armed by a timer 100 ms later.
- * Connections over maxclients, and non-loopback peers while protected mode
- * applies (protmode.c), get Redis's error text and are closed at once.
+ * unavailable, as in Redis) on `port` (0: no TCP listener, as in Redis),
+ * and the `unixsocket` path when one is configured. accept4() runs in a
+ * bounded loop per readiness event. EMFILE/ENFILE do not stop the listeners
+ * and do not spin: their read interest is dropped and re-armed by a timer
+ * 100 ms later. Connections over maxclients, and non-loopback peers while
+ * protected mode applies (protmode.c; a Unix socket peer is local), get
+ * Redis's error text and are closed at once. Unix socket clients are made
+ * like TCP ones (client_create) minus the TCP options, named by the socket's
+ * path (CLIENT LIST addr=<path>:0) and flagged CF_UNIX_SOCKET.
  */
 #include "client.h"
 #include "protmode.h"
@@ -19,12 +23,20 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #define MAX_ACCEPTS_PER_CALL 1000
 #define ACCEPT_BACKOFF_MS 100
 
 static void accept_handler(evloop *el, int fd, void *data, int mask);
+
+/* The Unix socket listener, -1 when none; the accept handler's data is
+ * UNIX_LISTENER for it (NULL for TCP). */
+static int unix_fd = -1;
+static char unix_listener_tag;
+#define UNIX_LISTENER ((void *)&unix_listener_tag)
 
 static void format_addr(const struct sockaddr_storage *sa, char *buf, size_t cap) {
     char ip[INET6_ADDRSTRLEN] = "?";
@@ -72,6 +84,7 @@ int net_listen_tcp(const char *addr, int port, int backlog) {
 
 int net_listen_all(void) {
     srv.listen_count = 0;
+    if (srv.cfg.port == 0) return 0; /* Unix socket only (or nothing: net_listening says so) */
     for (int i = 0; i < srv.cfg.bind_count; i++) {
         const char *a = srv.cfg.bind[i];
         int optional = a[0] == '-';
@@ -92,16 +105,65 @@ int net_listen_all(void) {
     return srv.listen_count > 0 ? 0 : -1;
 }
 
+/* unlink() first: a file left by a server that did not exit cleanly would
+ * make bind() fail (Redis does the same, whatever the file is). */
+int net_listen_unix(char *err, size_t errlen) {
+    const char *path = srv.cfg.unixsocket;
+    struct sockaddr_un sa;
+    if (!path) return 0;
+    if (strlen(path) > sizeof sa.sun_path - 1) {
+        snprintf(err, errlen, "unix socket path too long (%zu), must be under %zu", strlen(path), sizeof sa.sun_path);
+        return -1;
+    }
+    unlink(path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd == -1) {
+        snprintf(err, errlen, "creating socket: %s", strerror(errno));
+        return -1;
+    }
+    memset(&sa, 0, sizeof sa);
+    sa.sun_family = AF_UNIX;
+    memcpy(sa.sun_path, path, strlen(path) + 1);
+    const char *step = "bind";
+    if (bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0) {
+        step = "listen";
+        if (listen(fd, srv.cfg.tcp_backlog) == 0) {
+            if (srv.cfg.unixsocketperm) chmod(path, (mode_t)srv.cfg.unixsocketperm);
+            unix_fd = fd;
+            ev_add(srv.el, fd, EV_READABLE, accept_handler, UNIX_LISTENER);
+            return 0;
+        }
+    }
+    snprintf(err, errlen, "%s: %s", step, strerror(errno));
+    close(fd);
+    return -1;
+}
+
+int net_listening(void) { return srv.listen_count + (unix_fd != -1); }
+
+void net_close_unix(void) {
+    if (unix_fd == -1) return;
+    ev_del(srv.el, unix_fd, EV_READABLE);
+    close(unix_fd);
+    unix_fd = -1;
+    server_log(LOG_NOTICE_, "Removing the unix socket file.");
+    if (unlink(srv.cfg.unixsocket) != 0)
+        server_log(LOG_WARNING_, "Error removing the unix socket file: %s", strerror(errno));
+}
+
 static long rearm_listeners(evloop *el, long long id, void *data) {
     for (int i = 0; i < srv.listen_count; i++)
         if (!(ev_get_mask(el, srv.listen_fds[i]) & EV_READABLE))
             ev_add(el, srv.listen_fds[i], EV_READABLE, accept_handler, NULL);
+    if (unix_fd != -1 && !(ev_get_mask(el, unix_fd) & EV_READABLE))
+        ev_add(el, unix_fd, EV_READABLE, accept_handler, UNIX_LISTENER);
     return -1;
 }
 
 static void accept_backoff(evloop *el) {
     static int64_t last_log;
     for (int i = 0; i < srv.listen_count; i++) ev_del(el, srv.listen_fds[i], EV_READABLE);
+    if (unix_fd != -1) ev_del(el, unix_fd, EV_READABLE);
     ev_timer_add(el, ACCEPT_BACKOFF_MS, rearm_listeners, NULL);
     if (srv.now_ms - last_log > 1000) {
         last_log = srv.now_ms;
@@ -157,6 +219,15 @@ static void accept_handler(evloop *el, int fd, void *data, int mask) {
             continue;
         }
         srv.stats.numconnections++;
+        if (data == UNIX_LISTENER) {
+            client *c = client_create(cfd);
+            if (!c) continue;
+            c->flags |= CF_UNIX_SOCKET;
+            snprintf(c->addr, sizeof c->addr, "%s:0", srv.cfg.unixsocket); /* both ends, as Redis names them */
+            snprintf(c->laddr, sizeof c->laddr, "%s:0", srv.cfg.unixsocket);
+            server_log(LOG_VERBOSE_, "Accepted connection to %s", srv.cfg.unixsocket);
+            continue;
+        }
         setup_client_socket(cfd);
         client *c = client_create(cfd);
         if (!c) continue; /* client_create closed it */

@@ -15,6 +15,7 @@
 #include "reply.h"
 #include "sbuf.h"
 #include "server.h"
+#include "supervise.h"
 #include "tracking.h"
 #include "util.h"
 #include "zmalloc.h"
@@ -292,14 +293,21 @@ static void kill_child(void) {
     ps.child = 0;
 }
 
+/* The first step of every shutdown (SHUTDOWN, SIGTERM, SIGINT), so it says
+ * what Redis's prepareForShutdown says, to the log and to systemd, before
+ * the final save. */
 int persist_shutdown_save(int force_save, int nosave) {
     save_point pt[1];
+    server_log(LOG_WARNING_, "User requested shutdown...");
+    supervise_notify("STOPPING=1\n");
     kill_child();
     aof_shutdown();
     if (nosave || srv.loading || (!force_save && save_points(pt, 1) == 0)) return 0;
     server_log(LOG_NOTICE_, "Saving the final RDB snapshot before exiting.");
+    supervise_notify("STATUS=Saving the final RDB snapshot\n");
     if (save_now() == 0) return 0;
     server_log(LOG_WARNING_, "Error trying to save the DB, can't exit.");
+    supervise_notify("STATUS=Error trying to save the DB, can't exit.\n");
     return -1;
 }
 

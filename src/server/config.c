@@ -486,6 +486,7 @@ static const struct { unsigned char f; unsigned short off, size; } fields[] = {
     FLD(F_TRACKING_MAX, tracking_table_max_keys), FLD(F_HLL_SPARSE_MAX, hll_sparse_max_bytes),
     FLD(F_MIN_REPLICAS, min_replicas_to_write), FLD(F_MIN_REPLICAS_LAG, min_replicas_max_lag),
     FLD(F_REPLICA_RO, replica_read_only), FLD(F_REPLICA_STALE, replica_serve_stale_data),
+    FLD(F_UNIXSOCKETPERM, unixsocketperm), FLD(F_SUPERVISED, supervised),
 };
 
 /* 64-bit fields are read as their bit pattern (maxmemory is unsigned). */
@@ -523,6 +524,7 @@ static char **fld_str(ferry_config *c, int f) {
     case F_PIDFILE: return &c->pidfile;
     case F_LOGFILE: return &c->logfile;
     case F_DIR: return &c->dir;
+    case F_UNIXSOCKET: return &c->unixsocket;
     default: return NULL;
     }
 }
@@ -561,6 +563,8 @@ static void value_of(const ferry_config *c, int r, sbuf *b) {
         long long v = (long long)fld_get(c, d->fld);
         if (v < 0) sb_addf(b, "%lld%%", -v);
         else sb_addf(b, "%lld", v);
+    } else if (d->type == CT_OCTAL) {
+        sb_addf(b, "%llo", fld_get(c, d->fld));
     } else if (d->type == CT_BOOL) {
         sb_adds(b, fld_get(c, d->fld) ? "yes" : "no");
     } else if (d->type == CT_ENUM) {
@@ -751,6 +755,8 @@ void config_apply(ferry_config *cfg, int i, const char *canon) {
         size_t n = strlen(canon);
         long long pct = n && canon[n - 1] == '%' ? strtoll(canon, NULL, 10) : 0;
         fld_set(cfg, d->fld, pct ? (unsigned long long)-pct : strtoull(canon, NULL, 10));
+    } else if (d->type == CT_OCTAL) {
+        fld_set(cfg, d->fld, strtoull(canon, NULL, 8));
     } else if (d->type == CT_BOOL) {
         fld_set(cfg, d->fld, !strcmp(canon, "yes"));
     } else if (d->type == CT_ENUM) {
@@ -772,7 +778,8 @@ void config_defaults(ferry_config *cfg) {
 void config_free(ferry_config *cfg) {
     for (int k = 0; k < cfg->bind_count; k++) zfree(cfg->bind[k]);
     cfg->bind_count = 0;
-    char **strs[] = {&cfg->requirepass, &cfg->masterauth, &cfg->pidfile, &cfg->logfile, &cfg->dir, &cfg->config_file};
+    char **strs[] = {&cfg->requirepass, &cfg->masterauth, &cfg->pidfile, &cfg->logfile, &cfg->dir, &cfg->config_file,
+                     &cfg->unixsocket};
     for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++) {
         zfree(*strs[k]);
         *strs[k] = NULL;

@@ -160,11 +160,40 @@ static int do_include(loadctx *x, const char *pattern, char *why, size_t wlen) {
     return rc;
 }
 
-/* A directive ferry accepts and ignores: one warning line. */
+/* Directives ferry accepts and ignores: one warning each, collected while
+ * loading because where they go depends on the whole configuration (a
+ * logfile may be set further down, or on the command line): the log file
+ * once the server logs (config_log_ignored), else stderr when the load
+ * ends, as before there was a log file to reach. */
+static char **ignored;
+static int nignored;
+
+static void ignored_reset(void) {
+    for (int i = 0; i < nignored; i++) zfree(ignored[i]);
+    zfree(ignored);
+    ignored = NULL;
+    nignored = 0;
+}
+
 static void warn_ignored(const char *src, int line, const char *name) {
     if (config_sandbox & 2) return;
-    fprintf(stderr, "ferry: %s:%d: '%s' is not implemented by ferry; the setting is accepted and ignored\n", src,
-            line, name);
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s:%d: '%s' is not implemented by ferry; the setting is accepted and ignored", src,
+             line, name);
+    ignored = zrealloc(ignored, sizeof *ignored * (size_t)(nignored + 1));
+    ignored[nignored++] = zstrdup(msg);
+}
+
+/* No log file: the warnings go to stderr now (the log would be stdout). */
+static void ignored_to_stderr(const ferry_config *cfg) {
+    if (cfg->logfile && cfg->logfile[0]) return;
+    for (int i = 0; i < nignored; i++) fprintf(stderr, "ferry: %s\n", ignored[i]);
+    ignored_reset();
+}
+
+void config_log_ignored(void) {
+    for (int i = 0; i < nignored; i++) server_log(LOG_WARNING_, "%s", ignored[i]);
+    ignored_reset();
 }
 
 /* rename-command lines, applied once the command table exists
@@ -352,6 +381,7 @@ int config_load_string(ferry_config *cfg, const char *text, char *err, size_t er
     if (errlen) err[0] = '\0';
     acl_config_users_reset(); /* a load starts without user lines */
     renames_reset();
+    ignored_reset();
     return load_text(&x, text, "<string>", 0) ? -1 : 0;
 }
 
@@ -472,6 +502,7 @@ void config_load(ferry_config *cfg, int argc, char **argv) {
     config_defaults(cfg);
     acl_config_users_reset();
     renames_reset();
+    ignored_reset();
     version_or_help(argc, argv);
     const char *file = argc >= 2 && argv[1][0] != '-' ? argv[1] : NULL;
     int use_stdin = 0, lines = 0;
@@ -488,4 +519,5 @@ void config_load(ferry_config *cfg, int argc, char **argv) {
     if (opts[0] && load_text(&x, opts, "<command line>", lines + 1)) fatal(err);
     zfree(opts);
     final_checks(cfg);
+    ignored_to_stderr(cfg);
 }

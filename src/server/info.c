@@ -39,6 +39,7 @@
 #include "reply.h"
 #include "script.h"
 #include "server.h"
+#include "supervise.h"
 #include "tracking.h"
 #include "zmalloc.h"
 
@@ -188,11 +189,11 @@ static void sec_server(sbuf *b) {
               "redis_version:%s\r\nredis_git_sha1:00000000\r\nredis_git_dirty:0\r\nredis_build_id:%lx\r\n"
               "redis_mode:standalone\r\nos:%s %s %s\r\narch_bits:%d\r\nmonotonic_clock:POSIX clock_gettime\r\n"
               "multiplexing_api:%s\r\natomicvar_api:c11-builtin\r\ngcc_version:%d.%d.%d\r\nprocess_id:%ld\r\n"
-              "process_supervised:no\r\nrun_id:%s\r\ntcp_port:%d\r\nserver_time_usec:%lld\r\n"
+              "process_supervised:%s\r\nrun_id:%s\r\ntcp_port:%d\r\nserver_time_usec:%lld\r\n"
               "uptime_in_seconds:%lld\r\nuptime_in_days:%lld\r\nhz:%d\r\nconfigured_hz:%d\r\nlru_clock:%u\r\n"
               "executable:%s\r\nconfig_file:%s\r\nio_threads_active:0\r\nferry_version:%s\r\n",
               FERRY_VERSION, build_id(), u.sysname, u.release, u.machine, (int)(sizeof(void *) * 8),
-              ev_backend_name(), gcc_major, gcc_minor, gcc_patch, (long)getpid(), srv.runid, srv.cfg.port,
+              ev_backend_name(), gcc_major, gcc_minor, gcc_patch, (long)getpid(), supervise_info(), srv.runid, srv.cfg.port,
               (long long)tv.tv_sec * 1000000 + tv.tv_usec, uptime, uptime / 86400, srv.cfg.hz, srv.cfg.hz,
               (unsigned)(srv.lruclock & 0xffffff), executable_path(),
               srv.cfg.config_file ? srv.cfg.config_file : "", FERRY_OWN_VERSION);

@@ -22,6 +22,7 @@
 #include "repl.h"
 #include "reply.h"
 #include "server.h"
+#include "supervise.h"
 #include "tracking.h"
 #include "zmalloc.h"
 #include <errno.h>
@@ -49,6 +50,7 @@ static void setup_signals(void) {
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+    signal(SIGHUP, SIG_IGN); /* as Redis: a closing terminal or a reload request leaves the server running */
 }
 
 /* A client idle for more than `timeout` seconds is closed, unless it waits
@@ -206,11 +208,12 @@ static int open_files_limit(void) {
 int main(int argc, char **argv) {
     srv.executable = argv[0];
     config_load(&srv.cfg, argc, argv);
+    int supervised = supervise_start(); /* first, as Redis: systemd hears "loading" before anything else */
     frand_init();
     uint8_t seed[16];
     frand_secure_bytes(seed, sizeof seed);
     dict_set_seed(seed);
-    if (srv.cfg.daemonize) daemonize();
+    if (srv.cfg.daemonize && !supervised) daemonize(); /* a supervisor watches the process it started */
     srv.pid = getpid();
     srv.start_ms = srv.now_ms = ev_now_ms();
     srv.lastsave = srv.now_ms / 1000;
@@ -220,6 +223,7 @@ int main(int argc, char **argv) {
     server_log(LOG_NOTICE_, "oO0OoO0OoO0Oo ferry is starting oO0OoO0OoO0Oo");
     server_log(LOG_NOTICE_, "ferry version=%s (redis-compatible %s), bits=64, pid=%d, just started", FERRY_OWN_VERSION,
                FERRY_VERSION, (int)srv.pid);
+    config_log_ignored();
     int setsize = open_files_limit();
     srv.el = ev_create(setsize);
     if (!srv.el) {
@@ -242,6 +246,15 @@ int main(int argc, char **argv) {
         server_log(LOG_WARNING_, "Failed listening on port %d (tcp), aborting.", srv.cfg.port);
         return 1;
     }
+    char neterr[256];
+    if (net_listen_unix(neterr, sizeof neterr) != 0) {
+        server_log(LOG_WARNING_, "Failed opening Unix socket: %s", neterr);
+        return 1;
+    }
+    if (!net_listening()) {
+        server_log(LOG_WARNING_, "Configured to not listen anywhere, exiting.");
+        return 1;
+    }
     if (metrics_listen() == -1) {
         server_log(LOG_WARNING_, "Failed listening on metrics port %d (tcp), aborting.", srv.cfg.metrics_port);
         return 1;
@@ -253,13 +266,20 @@ int main(int argc, char **argv) {
     if (loaded == 0) {
         repl_init(); /* after the load: a configured replicaof connects now */
         ev_timer_add(srv.el, 1, server_cron, NULL);
-        server_log(LOG_NOTICE_, "Ready to accept connections tcp");
+        /* redis-server 7.0's words: init scripts and test harnesses wait for them */
+        if (srv.listen_count) server_log(LOG_NOTICE_, "Ready to accept connections");
+        if (srv.cfg.unixsocket)
+            server_log(LOG_NOTICE_, "The server is now ready to accept connections at %s", srv.cfg.unixsocket);
+        supervise_ready(); /* every listener accepts, the data is loaded */
         ev_run(srv.el);
     }
-    server_log(LOG_WARNING_, "User requested shutdown...");
     while (srv.clients) client_free(srv.clients);
     free_keyspace_if_checked();
-    if (srv.cfg.pidfile) unlink(srv.cfg.pidfile);
-    server_log(LOG_WARNING_, "ferry is now ready to exit, bye bye...");
+    if (srv.cfg.pidfile) {
+        server_log(LOG_NOTICE_, "Removing the pid file.");
+        unlink(srv.cfg.pidfile);
+    }
+    net_close_unix(); /* the file too: a client must not find a socket nobody listens on */
+    server_log(LOG_WARNING_, "Redis is now ready to exit, bye bye..."); /* Redis's words, as above */
     return 0;
 }

@@ -224,16 +224,27 @@ def to_python(v):
 # ------------------------------------------------------------------ client
 class RawClient:
     """A blocking socket client that sends raw bytes and reads the exact
-    bytes of complete replies. Every read has a deadline."""
+    bytes of complete replies. Every read has a deadline. With `unix` (a
+    path) it connects to that Unix socket instead of host:port."""
 
-    def __init__(self, port: int, host: str = "127.0.0.1", timeout: float = DEFAULT_TIMEOUT):
-        self.port = port
+    def __init__(self, port: int = 0, host: str = "127.0.0.1", timeout: float = DEFAULT_TIMEOUT,
+                 unix: str | None = None):
+        self.port = unix or port  # what error messages name
         self.host = host
         self.timeout = timeout
         self.buf = bytearray()
         self.eof = False
-        self.sock = socket.create_connection((host, port), timeout=timeout)
-        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if unix:
+            self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.sock.settimeout(timeout)
+            try:
+                self.sock.connect(unix)
+            except OSError:
+                self.sock.close()
+                raise
+        else:
+            self.sock = socket.create_connection((host, port), timeout=timeout)
+            self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     # -- sending
     def send(self, data: bytes) -> None:
@@ -246,19 +257,19 @@ class RawClient:
     def _fill(self, deadline: float) -> None:
         left = deadline - time.monotonic()
         if left <= 0:
-            raise TimeoutError("no complete reply within %.1fs from port %d; have %r"
+            raise TimeoutError("no complete reply within %.1fs from %s; have %r"
                                % (self.timeout, self.port, bytes(self.buf[:200])))
         self.sock.settimeout(left)
         try:
             chunk = self.sock.recv(1 << 16)
         except socket.timeout:
-            raise TimeoutError("no complete reply within %.1fs from port %d; have %r"
+            raise TimeoutError("no complete reply within %.1fs from %s; have %r"
                                % (self.timeout, self.port, bytes(self.buf[:200]))) from None
         except ConnectionResetError:
             chunk = b""
         if not chunk:
             self.eof = True
-            raise ServerClosed("connection closed by server (port %d); unparsed bytes %r"
+            raise ServerClosed("connection closed by server (%s); unparsed bytes %r"
                                % (self.port, bytes(self.buf[:200])))
         self.buf += chunk
 

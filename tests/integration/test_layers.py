@@ -47,6 +47,7 @@ KNOWN = {
     ("command.c", "aof"): "MISCONF after an AOF write error", ("command.c", "persist"): "MISCONF after a failed save",
     ("command.c", "latency"): "command timing", ("cmd_debug.c", "aof"): "DEBUG LOADAOF",
     ("cmd_server.c", "persist"): "SHUTDOWN saves", ("cmd_debug.c", "persist"): "DEBUG RELOAD",
+    ("cmd_persist.c", "supervise"): "systemd hears STOPPING=1 and the final save's STATUS from the shutdown's first step",
     ("cmd_server.c", "info"): "INFO, MEMORY STATS and DOCTOR", ("cmd_debug.c", "info"): "DEBUG CHANGE-REPL-ID",
     ("cmd_dump.c", "rdb"): "DUMP/RESTORE payloads are RDB values", ("cmd_dump.c", "rdb_io"): "the same",
     ("cmd_dump.c", "rdb_value"): "the same",
