@@ -23,7 +23,7 @@ HEADER_LAYER = {
 KNOWN = {
     # the server state: clock, counters and the configuration in force
     **{(f, "server"): "srv" for f in (
-        "db.c t_hash.c t_list.c t_set.c t_zset.c client.c client_evict.c net.c outbuf.c outlimit.c reply.c "
+        "db.c t_hash.c t_list.c t_set.c t_zset.c client.c client_evict.c net.c outbuf.c outlimit.c reply.c aside.c "
         "blocking.c cmd_conn.c cmd_debug.c cmd_lolwut.c cmd_dump.c cmd_expire.c cmd_hash.c cmd_keys.c cmd_list.c cmd_server.c cmd_set.c "
         "cmd_set_ops.c cmd_string.c cmd_zset.c cmd_zset_pop.c cmd_zset_store.c command.c command_info.c multi.c "
         "propagate.c pubsub.c tracking.c tracking_cmd.c monitor.c aof.c aof_load.c cmd_persist.c rdb.c rdb_value.c cmd_function.c cmd_script.c "
