@@ -12,6 +12,11 @@ the exit status, or a readiness they observe themselves.
                               .env is NOTIFY_SOCKET's value (None: abstract)
   wait_unix_pong(path, proc)  until PING over the Unix socket answers +PONG
   wait_port(port, proc)       until the TCP port accepts
+
+Fixtures (import them into a test module by name):
+  tmp    a short directory under /tmp (a socket path holds 107 bytes)
+  procs  start(kind, args, wait_sock=None, **Proc's keywords): Procs
+         cleaned up after the test
 """
 from __future__ import annotations
 
@@ -22,6 +27,8 @@ import socket
 import subprocess
 import tempfile
 import time
+
+import pytest
 
 from conftest import _ALL_SERVERS, STARTUP_TIMEOUT, STOP_TIMEOUT, ferry_binary, redis_binary
 
@@ -200,3 +207,26 @@ class NotifySocket:
 
     def __exit__(self, *exc):
         self.close()
+
+
+@pytest.fixture
+def tmp():
+    d = tempfile.mkdtemp(prefix="ft-", dir="/tmp")
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.fixture
+def procs():
+    started = []
+
+    def start(kind, args, wait_sock=None, **kw):
+        p = Proc(kind, args, **kw)
+        started.append(p)
+        if wait_sock:
+            wait_unix_pong(wait_sock, p)
+        return p
+
+    yield start
+    for p in started:
+        p.cleanup()

@@ -18,13 +18,12 @@ import re
 import shutil
 import signal
 import subprocess
-import tempfile
 import time
 
 import pytest
 
 from conftest import free_port
-from prockit import NotifySocket, Proc
+from prockit import NotifySocket, Proc, tmp  # noqa: F401 (fixtures)
 from resp_client import RawClient
 
 DEBIAN_CONF = "/etc/redis/redis.conf"
@@ -62,12 +61,6 @@ def debian_conf_copy(d: str, port: int) -> dict:
         f.write("\n".join(lines))
     return paths
 
-
-@pytest.fixture
-def tmp():
-    d = tempfile.mkdtemp(prefix="fdeb-", dir="/tmp")
-    yield d
-    shutil.rmtree(d, ignore_errors=True)
 
 
 def run_as_the_unit(kind: str, d: str) -> dict:

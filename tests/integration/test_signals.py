@@ -9,39 +9,18 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import signal
-import tempfile
 import time
 
 import pytest
 
 from conftest import free_port
-from prockit import Proc, wait_port
+from prockit import Proc, procs, tmp, wait_port  # noqa: F401 (fixtures)
 from resp_client import RawClient
 
 KINDS = ("ferry", "redis")
 
 
-@pytest.fixture
-def tmp():
-    d = tempfile.mkdtemp(prefix="fsg-", dir="/tmp")
-    yield d
-    shutil.rmtree(d, ignore_errors=True)
-
-
-@pytest.fixture
-def procs():
-    started = []
-
-    def start(kind, args, **kw):
-        p = Proc(kind, args, **kw)
-        started.append(p)
-        return p
-
-    yield start
-    for p in started:
-        p.cleanup()
 
 
 def start(procs, kind, tmp, *extra):

@@ -13,40 +13,19 @@ CONFIG GET supervised as redis-server shows them, and upstart's SIGSTOP.
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import socket
-import tempfile
 import time
 
 import pytest
 
 from conftest import free_port
-from prockit import NotifySocket, Proc, wait_port
+from prockit import NotifySocket, Proc, procs, tmp, wait_port  # noqa: F401 (fixtures)
 from resp_client import RawClient, parse
 
 KINDS = ("ferry", "redis")
 
 
-@pytest.fixture
-def tmp():
-    d = tempfile.mkdtemp(prefix="fsv-", dir="/tmp")
-    yield d
-    shutil.rmtree(d, ignore_errors=True)
-
-
-@pytest.fixture
-def procs():
-    started = []
-
-    def start(kind, args, **kw):
-        p = Proc(kind, args, **kw)
-        started.append(p)
-        return p
-
-    yield start
-    for p in started:
-        p.cleanup()
 
 
 def base_args(kind, port, *extra):

@@ -21,7 +21,7 @@ import pytest
 import redis as redispy
 
 from conftest import free_port
-from prockit import Proc, wait_unix_pong
+from prockit import Proc, procs  # noqa: F401 (fixtures)
 from resp_client import RawClient, encode_command, parse
 
 REDIS_CLI = shutil.which("redis-cli") or "/usr/bin/redis-cli"
@@ -42,21 +42,6 @@ def sockdir():
     for d in made:
         shutil.rmtree(d, ignore_errors=True)
 
-
-@pytest.fixture
-def procs():
-    started = []
-
-    def start(kind, args, wait_sock=None, **kw):
-        p = Proc(kind, args, **kw)
-        started.append(p)
-        if wait_sock:
-            wait_unix_pong(wait_sock, p)
-        return p
-
-    yield start
-    for p in started:
-        p.cleanup()
 
 
 def server(procs, kind, sock, *extra, port=None):
