@@ -34,6 +34,7 @@
 #include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -106,10 +107,37 @@ static inline uint64_t fb_now(void) {
 
 /* ---- connections ----------------------------------------------------------- */
 
+/* -s: the Unix socket as a one-entry list of getaddrinfo's shape (freed by
+ * fb_unresolve) */
+static struct addrinfo *fb_unix_addr(const char *path) {
+    struct addrinfo *ai;
+    struct sockaddr_un *un;
+    if (strlen(path) >= sizeof un->sun_path) {
+        fprintf(stderr, "ferry-bench: socket path too long: %s\n", path);
+        return NULL;
+    }
+    ai = calloc(1, sizeof *ai + sizeof *un);
+    if (!ai) return NULL;
+    un = (struct sockaddr_un *)(ai + 1);
+    un->sun_family = AF_UNIX;
+    strcpy(un->sun_path, path);
+    ai->ai_family = AF_UNIX;
+    ai->ai_socktype = SOCK_STREAM;
+    ai->ai_addr = (struct sockaddr *)un;
+    ai->ai_addrlen = sizeof *un;
+    return ai;
+}
+
+static void fb_unresolve(const fb_config *cfg, struct addrinfo *res) {
+    if (cfg->socket_path) free(res);
+    else freeaddrinfo(res);
+}
+
 static struct addrinfo *fb_resolve(const fb_config *cfg) {
     struct addrinfo hints, *res = NULL;
     char port[16];
     int rc;
+    if (cfg->socket_path) return fb_unix_addr(cfg->socket_path);
     memset(&hints, 0, sizeof hints);
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
@@ -139,11 +167,14 @@ static int fb_dial(const fb_config *cfg, const struct addrinfo *res) {
         fd = -1;
     }
     if (fd < 0) {
-        fprintf(stderr, "ferry-bench: could not connect to %s:%d: %s\n", cfg->host, cfg->port,
-                strerror(err));
+        if (cfg->socket_path)
+            fprintf(stderr, "ferry-bench: could not connect to %s: %s\n", cfg->socket_path, strerror(err));
+        else
+            fprintf(stderr, "ferry-bench: could not connect to %s:%d: %s\n", cfg->host, cfg->port,
+                    strerror(err));
         return -1;
     }
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (!cfg->socket_path) setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     return fd;
 }
 
@@ -152,7 +183,7 @@ int fb_connect_one(const fb_config *cfg) {
     int fd;
     if (!res) return -1;
     fd = fb_dial(cfg, res);
-    freeaddrinfo(res);
+    fb_unresolve(cfg, res);
     return fd;
 }
 
@@ -167,7 +198,7 @@ fb_conns *fb_connect_all(const fb_config *cfg) {
     if (!cs || !cs->c) {
         fprintf(stderr, "ferry-bench: out of memory\n");
         free(cs);
-        freeaddrinfo(res);
+        fb_unresolve(cfg, res);
         return NULL;
     }
     for (i = 0; i < cfg->clients; i++) {
@@ -175,7 +206,7 @@ fb_conns *fb_connect_all(const fb_config *cfg) {
         if (fd < 0) {
             cs->n = i;
             fb_close_all(cs);
-            freeaddrinfo(res);
+            fb_unresolve(cfg, res);
             return NULL;
         }
         fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
@@ -183,7 +214,7 @@ fb_conns *fb_connect_all(const fb_config *cfg) {
         cs->c[i].idx = i;
     }
     cs->n = cfg->clients;
-    freeaddrinfo(res);
+    fb_unresolve(cfg, res);
     return cs;
 }
 

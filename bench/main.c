@@ -32,6 +32,7 @@ static void fb_usage(FILE *f) {
         "Options shared with redis-benchmark:\n"
         " -h <hostname>      Server hostname (default 127.0.0.1)\n"
         " -p <port>          Server port (default 6379)\n"
+        " -s <socket>        Server socket (overrides host and port)\n"
         " -c <clients>       Number of parallel connections (default 50)\n"
         " -n <requests>      Total number of requests (default 100000)\n"
         " -P <numreq>        Pipeline <numreq> requests (default 1). Closed loop: each\n"
@@ -168,6 +169,7 @@ static void fb_parse_args(fb_config *cfg, int argc, char **argv) {
         }
         if (!strcmp(name, "-h")) cfg->host = val;
         else if (!strcmp(name, "-p")) cfg->port = (int)fb_parse_ll(name, val, 1, 65535);
+        else if (!strcmp(name, "-s")) cfg->socket_path = val;
         else if (!strcmp(name, "-c")) cfg->clients = (int)fb_parse_ll(name, val, 1, 100000);
         else if (!strcmp(name, "-n")) cfg->requests = fb_parse_ll(name, val, 1, (long long)1e15);
         else if (!strcmp(name, "-P")) cfg->pipeline = (int)fb_parse_ll(name, val, 1, 1000000);
