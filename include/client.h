@@ -152,6 +152,10 @@ int client_auth_required(const client *c);
 /* Bytes the client holds: the struct, its buffers and arrays (INFO's
  * mem_clients_normal, CLIENT LIST's tot-mem, maxmemory-clients). */
 size_t client_memory_usage(const client *c);
+/* A fake client, a Unix socket client or a loopback peer: the clients the
+ * "local" value of enable-debug-command / -module-command /
+ * -protected-configs admits, as Redis's islocalClient. */
+int client_is_local(const client *c);
 /* Human readable "id=.. addr=.. ..." line as CLIENT LIST prints. */
 size_t client_info_line(client *c, char *buf, size_t cap);
 /* Run one more pass over the input of every client whose last pass used its

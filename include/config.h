@@ -54,6 +54,7 @@ typedef struct ferry_config {
     cob_limit cob[COB_CLASSES];
     int enable_debug_command;
     int enable_protected_configs;
+    int enable_module_command;      /* DEBUG_CMD_*: MODULE LOAD/LOADEX/UNLOAD (cmd_module.c) */
     int metrics_port;               /* 0 = disabled */
     int busy_poll_us;               /* longest spin before sleeping in the poll, 0 = never spin */
     unsigned long long maxmemory;

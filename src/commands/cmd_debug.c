@@ -32,11 +32,7 @@
 int debug_command_allowed(const client *c) {
     int mode = srv.cfg.enable_debug_command;
     if (mode == DEBUG_CMD_YES) return 1;
-    if (mode != DEBUG_CMD_LOCAL) return 0;
-    if (c->flags & CF_FAKE) return 1;
-    const char *a = c->addr;
-    return strncmp(a, "127.", 4) == 0 || strncmp(a, "::1:", 4) == 0 || strncmp(a, "[::1]", 5) == 0 ||
-           a[0] == '/';
+    return mode == DEBUG_CMD_LOCAL && client_is_local(c);
 }
 
 /* Length of the string as an RDB would serialize it (no compression):

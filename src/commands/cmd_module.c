@@ -8,12 +8,8 @@
  * as protected commands, otherwise as a load that failed or a module that
  * is not there. */
 #include "command.h"
-#include "config.h"
 #include "reply.h"
 #include "server.h"
-#include "zmalloc.h"
-
-#include <string.h>
 
 static const char *const module_help_lines[] = {
     "MODULE <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
@@ -30,14 +26,9 @@ static const char *const module_help_lines[] = {
     NULL,
 };
 
-/* enable-module-command: "yes", or "local" for a loopback or unix-socket client. */
 static int module_command_allowed(const client *c) {
-    char *mode = config_get_by_name(&srv.cfg, "enable-module-command");
-    int ok = mode && (!strcmp(mode, "yes") ||
-                      (!strcmp(mode, "local") && (!strncmp(c->addr, "127.", 4) || !strncmp(c->addr, "::1:", 4) ||
-                                                  !strncmp(c->addr, "[::1]", 5) || c->addr[0] == '/')));
-    zfree(mode);
-    return ok;
+    int mode = srv.cfg.enable_module_command;
+    return mode == DEBUG_CMD_YES || (mode == DEBUG_CMD_LOCAL && client_is_local(c));
 }
 
 static int refused(client *c) {

@@ -721,6 +721,10 @@ static void client_readable(evloop *el, int fd, void *data, int mask) {
 
 void (*client_write_barrier)(void) = NULL;
 
+int client_is_local(const client *c) {
+    return (c->flags & (CF_FAKE | CF_UNIX_SOCKET)) || !strncmp(c->addr, "127.", 4) || !strncmp(c->addr, "::1:", 4);
+}
+
 size_t client_memory_usage(const client *c) {
     size_t m = sizeof *c + c->qcap + aside_bytes(c) + aside_spare_size(c) + c->out.cap + c->argv_cap * sizeof(span) +
                c->parser.argv_cap * sizeof(resp_arg) + (size_t)c->mcap * sizeof(multi_cmd);

@@ -470,6 +470,7 @@ static const struct { unsigned char f; unsigned short off, size; } fields[] = {
     FLD(F_DATABASES, databases), FLD(F_DAEMONIZE, daemonize), FLD(F_LOGLEVEL, loglevel), FLD(F_HZ, hz),
     FLD(F_PMBL, proto_max_bulk_len), FLD(F_QBL, client_query_buffer_limit),
     FLD(F_DEBUGCMD, enable_debug_command), FLD(F_PROTCFG, enable_protected_configs),
+    FLD(F_MODULECMD, enable_module_command),
     FLD(F_METRICS, metrics_port), FLD(F_MAXMEMORY, maxmemory), FLD(F_POLICY, maxmemory_policy),
     FLD(F_SAMPLES, maxmemory_samples), FLD(F_SLOWER, slowlog_log_slower_than),
     FLD(F_SLOWLEN, slowlog_max_len), FLD(F_LATMON, latency_monitor_threshold),

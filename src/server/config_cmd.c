@@ -95,10 +95,6 @@ static void config_get_cmd(client *c) {
     zfree(names);
 }
 
-static int client_is_local(const client *c) {
-    return c->fd < 0 || !strncmp(c->addr, "127.", 4) || !strncmp(c->addr, "::1:", 4);
-}
-
 static int protected_allowed(const client *c) {
     int v = srv.cfg.enable_protected_configs;
     return v == DEBUG_CMD_YES || (v == DEBUG_CMD_LOCAL && client_is_local(c));

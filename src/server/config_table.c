@@ -81,7 +81,7 @@ const cdef config_defs[] = {
     B("disable-thp", "yes", IMM, NOF),
     B("dynamic-hz", "yes", 0, NOF),
     E("enable-debug-command", "no", "no yes local", IMM, F_DEBUGCMD),
-    E("enable-module-command", "no", "no yes local", IMM | RD, NOF), /* MODULE (cmd_module.c) */
+    E("enable-module-command", "no", "no yes local", IMM, F_MODULECMD),
     E("enable-protected-configs", "no", "no yes local", IMM, F_PROTCFG),
     I("hash-max-listpack-entries", "512", 0, LLONG_MAX, 0, F_HASH_LP_ENTRIES),
     M("hash-max-listpack-value", "64", 0, LLONG_MAX, 0, F_HASH_LP_VALUE),

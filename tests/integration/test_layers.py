@@ -30,7 +30,7 @@ KNOWN = {
         "script_lua.c pause.c lazyfree.c cmd_stream.c cmd_stream_cg.c cmd_stream_info.c cmd_stream_read.c cmd_bitops.c cmd_sort.c cmd_lcs.c cmd_hll.c cmd_geo_search.c "
         "cmd_module.c").split()},
     **{(f, "config"): "configuration values read by name" for f in (
-        "client_evict.c outlimit.c cmd_debug.c cmd_module.c aof.c cmd_persist.c rdb.c rdb_value.c script_lua.c").split()},
+        "client_evict.c outlimit.c cmd_debug.c aof.c cmd_persist.c rdb.c rdb_value.c script_lua.c").split()},
     # the io layer hands every parsed request to the dispatcher
     ("client.c", "command"): "dispatch", ("client.c", "blocking"): "blocked clients",
     ("client.c", "multi"): "transaction state freed with the client",

@@ -199,6 +199,21 @@ def test_protected_mode_never_refuses_a_unix_client(procs, sockdir):
             assert c.command("SET", "a", "1") == b"+OK\r\n", kind
 
 
+def test_a_unix_client_is_local_for_the_local_settings(procs, sockdir):
+    """enable-protected-configs / -debug-command / -module-command local
+    admit a Unix socket client (Redis's islocalClient): the same replies as
+    redis-server's."""
+    got = []
+    for kind, (_p, sock) in pair(procs, sockdir, "--enable-protected-configs", "local", "--enable-debug-command",
+                                 "local", "--enable-module-command", "local").items():
+        with RawClient(unix=sock) as c:
+            got.append([c.command("CONFIG", "SET", "dbfilename", "other.rdb"),
+                        c.command("DEBUG", "SET-ACTIVE-EXPIRE", "1"),
+                        c.command("MODULE", "UNLOAD", "nosuchmodule")])
+    assert got[0] == got[1]
+    assert got[0][:2] == [b"+OK\r\n", b"+OK\r\n"]
+
+
 def test_maxclients_applies_to_unix_clients(procs, sockdir):
     for kind, (_p, sock) in pair(procs, sockdir, "--maxclients", "1").items():
         with RawClient(unix=sock) as a, RawClient(unix=sock) as b:
