@@ -166,7 +166,8 @@ size_t command_count(void);
 static inline int command_callable(const command *cmd) { return !cmd->renamed || cmd->renamed[0]; }
 /* The config file's `rename-command from to`: the command is then called
  * by `to` only (an empty `to` disables it). -1 if no command is called
- * `from`. Call after commands_init. */
+ * `from`, -2 if another command is already called `to` (Redis's two
+ * errors). Call after commands_init. */
 int command_rename(const char *from, const char *to);
 /* The command registered as name (case-insensitive), whatever it was
  * renamed to: what ACL rules name, as in Redis. A linear search. */

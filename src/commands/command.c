@@ -151,8 +151,11 @@ command *command_lookup_orig(const char *name, size_t len) {
 int command_rename(const char *from, const char *to) {
     command *cmd = command_lookup_name(from, strlen(from));
     if (!cmd) return -1;
+    command *other = command_lookup_name(to, strlen(to));
+    if (other && other != cmd) return -2;
     char *low = zstrdup(to);
-    for (char *p = low; *p; p++) *p = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
+    lower_copy(low, low, strlen(low));
+    zfree((char *)cmd->renamed); /* renamed before */
     cmd->renamed = low;
     cmd->cache_len = UINT32_MAX;
     cmd->batchable = 0;

@@ -224,10 +224,12 @@ static void rename_record(const char *from, const char *to, const char *src, int
 int config_apply_renames(void) {
     for (int i = 0; i < nrenames; i++) {
         rename_line *r = &renames[i];
-        if (command_rename(r->from, r->to) == 0) continue;
+        int rc = command_rename(r->from, r->to);
+        if (rc == 0) continue;
         fprintf(stderr, "\n*** FATAL CONFIG FILE ERROR (Redis %s) ***\nReading the configuration file, at line %d\n"
-                        ">>> 'rename-command \"%s\" \"%s\"'\nNo such command in rename-command\n(%s:%d)\n",
-                FERRY_VERSION, r->line, r->from, r->to, r->src, r->line);
+                        ">>> 'rename-command \"%s\" \"%s\"'\n%s\n(%s:%d)\n",
+                FERRY_VERSION, r->line, r->from, r->to,
+                rc == -1 ? "No such command in rename-command" : "Target command name already exists", r->src, r->line);
         return -1;
     }
     renames_reset();

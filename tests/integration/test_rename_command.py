@@ -95,12 +95,27 @@ def start_fails(binary: str, *args) -> tuple:
     return p.returncode, p.stdout + p.stderr
 
 
-def test_unknown_command_in_rename_refused_at_start():
-    rc_f, out_f = start_fails(ferry_binary(), "--rename-command", "nosuchcmd", "x")
-    rc_r, out_r = start_fails(redis_binary(), "--rename-command", "nosuchcmd", "x")
+@pytest.mark.parametrize("args,why", [
+    (("--rename-command", "nosuchcmd", "x"), b"No such command in rename-command"),
+    (("--rename-command", "get", "set"), b"Target command name already exists"),
+], ids=["unknown", "target-exists"])
+def test_bad_rename_refused_at_start(args, why):
+    rc_f, out_f = start_fails(ferry_binary(), *args)
+    rc_r, out_r = start_fails(redis_binary(), *args)
     assert rc_f == rc_r == 1
     for out in (out_f, out_r):
-        assert b"FATAL CONFIG FILE ERROR" in out and b"No such command in rename-command" in out
+        assert b"FATAL CONFIG FILE ERROR" in out and why in out, out
+
+
+def test_renamed_twice(server_factory):
+    """rename-command get a, then a b: only b reaches GET, as on redis-server."""
+    got = []
+    for kind in KINDS:
+        s = server_factory(kind, "--rename-command", "get", "a", "--rename-command", "a", "b")
+        with RawClient(s.port) as c:
+            got.append([c.command("SET", "k", "v"), c.command("B", "k"), c.command("A", "k"), c.command("GET", "k")])
+    assert got[0] == got[1]
+    assert got[0][1] == b"$1\r\nv\r\n"
 
 
 def test_rename_survives_config_rewrite(tmp_path):
