@@ -52,27 +52,22 @@ static void notify_generic(client *c, const char *event, span key) {
 
 /* Store key = val (dropping any TTL unless expire_ms != -1) with the
  * encoding Redis would give the argument. */
-static dnode *store_copy(client *c, span key, span val, int64_t expire_ms) {
-    dnode *n = db_set_string(c->db, key.p, key.len, val.p, val.len, expire_ms);
+/* A big value read into a block shaped for this key (io/aside.h) becomes
+ * the key's node without a copy when adopt is set; c->argv still reads it
+ * there. Not for MSET: `MSET k v k v` would free the first node while its
+ * argument is still to be propagated. */
+static dnode *store_as(client *c, span key, span val, int64_t expire_ms, int adopt) {
+    void *blk = adopt && val.len >= ASIDE_MIN
+                    ? client_take_block(c, val.p, db_string_block_head(key.len, val.len, expire_ms >= 0))
+                    : NULL;
+    dnode *n = blk ? db_set_string_block(c->db, key.p, key.len, blk, val.len, expire_ms)
+                   : db_set_string(c->db, key.p, key.len, val.p, val.len, expire_ms);
     n->enc = db_string_enc(val.p, val.len);
     written(c->db, key);
     return n;
 }
 
-/* A big value read into a block shaped for this key (io/aside.h) becomes
- * the key's node without a copy; c->argv still reads it there. Only for
- * commands that store one key: MSET k v k v would free the first node
- * while its argument is still to be propagated. */
-static dnode *store(client *c, span key, span val, int64_t expire_ms) {
-    void *blk = NULL;
-    if (val.len >= ASIDE_MIN)
-        blk = client_take_block(c, val.p, db_string_block_head(key.len, val.len, expire_ms >= 0));
-    if (!blk) return store_copy(c, key, val, expire_ms);
-    dnode *n = db_set_string_block(c->db, key.p, key.len, blk, val.len, expire_ms);
-    n->enc = db_string_enc(val.p, val.len);
-    written(c->db, key);
-    return n;
-}
+static dnode *store(client *c, span key, span val, int64_t expire_ms) { return store_as(c, key, val, expire_ms, 1); }
 
 static void invalid_expire(client *c, const char *cmd) {
     reply_errorf(c, "ERR invalid expire time in '%s' command", cmd);
@@ -303,7 +298,7 @@ static int mset_arity_ok(client *c, const char *cmd) {
 
 static void mset_all(client *c) {
     for (int j = 1; j < c->argc; j += 2) {
-        store_copy(c, c->argv[j], c->argv[j + 1], -1);
+        store_as(c, c->argv[j], c->argv[j + 1], -1, 0);
         notify_string(c, "set", c->argv[j]);
     }
 }

@@ -139,20 +139,15 @@ span aside_span(const client *c, const char *base, size_t i) {
     return (span){base + a->args[i].off, a->args[i].len};
 }
 
-/* Keep the biggest block left, or a fresh one as big as the biggest taken,
- * as the spare; free the others. */
+/* The spare (when there is none yet): the biggest block left over, or, if
+ * it is smaller than the biggest block the keyspace took, a new one that
+ * size. Other blocks are freed. */
 static void keep_spare(client *c, char *left, size_t taken) {
-    if (left && zmalloc_size(left) >= taken) {
-        taken = 0;
-    } else {
+    if (c->aside_spare || (left && zmalloc_size(left) < taken)) {
         zfree(left);
         left = NULL;
     }
-    if (!c->aside_spare && (left || taken)) {
-        c->aside_spare = left ? left : zmalloc(taken);
-        return;
-    }
-    zfree(left);
+    if (!c->aside_spare && (left || taken)) c->aside_spare = left ? left : zmalloc(taken);
 }
 
 void aside_done(client *c) {
