@@ -3,7 +3,9 @@
 # Variables: CC (gcc|clang), SANITIZE (e.g. address,undefined), OPT,
 # PREFIX (/usr/local) and DESTDIR (install, uninstall),
 # LUA (yes: scripting with Debian's Lua 5.1, cjson and bit; no: a libc-only
-# server whose scripting commands reply with an error).
+# server whose scripting commands reply with an error),
+# TLS (yes: tls-port and the tls-* settings with Debian's OpenSSL; no: they
+# refuse to start). LUA=no TLS=no is a libc-only server.
 
 CC       ?= cc
 OPT      ?= -O2
@@ -44,8 +46,15 @@ endif
 # persist (RDB, AOF), repl (replication), script (Lua), server (start-up, config, INFO).
 LAYERS    := base keyspace io commands persist repl script server
 SRCS      := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c))
-# backend files are #included by event.c, not compiled alone; one script engine
-SRCS      := $(filter-out src/io/event_epoll.c src/io/event_kqueue.c $(SCRIPT_OFF),$(SRCS))
+TLS      ?= yes
+ifeq ($(TLS),yes)
+  TLS_OFF  := src/io/tls_off.c
+  TLS_LIBS := -lssl -lcrypto
+else
+  TLS_OFF  := src/io/tls.c
+endif
+# backend files are #included by event.c, not compiled alone; one script engine, one TLS layer
+SRCS      := $(filter-out src/io/event_epoll.c src/io/event_kqueue.c $(SCRIPT_OFF) $(TLS_OFF),$(SRCS))
 OBJS      := $(SRCS:src/%.c=$(BUILD)/obj/%.o)
 LIB_OBJS  := $(filter-out $(BUILD)/obj/server/main.o,$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
@@ -69,7 +78,7 @@ $(NULLSRV): $(NULLSRV_SRCS) $(wildcard bench/null/*.h) | $(BUILD)/obj
 	$(CC) $(CSTD) $(WARN) $(OPT) -g -Ibench/null $(EXTRA_CFLAGS) $(SANFLAGS) -o $@ $(NULLSRV_SRCS) $(LDFLAGS)
 
 $(SERVER): $(OBJS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LUA_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LUA_LIBS) $(TLS_LIBS)
 
 $(BUILD)/obj/%.o: src/%.c | $(BUILD)/obj
 	@mkdir -p $(dir $@)
@@ -79,7 +88,7 @@ $(BUILD)/obj $(BUILD)/tests:
 	mkdir -p $@
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)/tests
-	$(CC) $(CFLAGS) -o $@ $< $(LIB_OBJS) $(LDFLAGS) -lcriterion $(LDLIBS) $(LUA_LIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(LIB_OBJS) $(LDFLAGS) -lcriterion $(LDLIBS) $(LUA_LIBS) $(TLS_LIBS)
 
 # ---- fuzzing (clang libFuzzer + ASan/UBSan) ----------------------------------
 FUZZ_SECONDS ?= 30
@@ -105,7 +114,7 @@ $(FUZZ_DIR)/obj:
 	mkdir -p $@
 
 $(FUZZ_DIR)/%: fuzz/%.c $(FUZZ_OBJS)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) $(LDLIBS) $(LUA_LIBS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) $(LDLIBS) $(LUA_LIBS) $(TLS_LIBS)
 
 # Runs every target for FUZZ_SECONDS, starting from (a scratch copy of) its seed corpus.
 fuzz: $(FUZZ_BINS)
@@ -186,16 +195,16 @@ deps:
 unit: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t --jobs 2 || exit 1; done
 
-# the libc-only build (LUA=no) that test_scripting_nolua.py runs
+# the libc-only build (LUA=no TLS=no) that test_scripting_nolua.py and test_tls.py run
 NOLUA_SERVER := build/nolua/ferry-server
 ifneq ($(SERVER),$(NOLUA_SERVER))
-$(NOLUA_SERVER): $(SRCS) $(wildcard include/*.h) src/script/script_nolua.c
-	@$(MAKE) --no-print-directory LUA=no BUILD=build/nolua SANITIZE= $(NOLUA_SERVER)
+$(NOLUA_SERVER): $(SRCS) $(wildcard include/*.h) src/script/script_nolua.c src/io/tls_off.c
+	@$(MAKE) --no-print-directory LUA=no TLS=no BUILD=build/nolua SANITIZE= $(NOLUA_SERVER)
 endif
 
 integration: $(SERVER) $(BENCH) $(NULLSRV) $(if $(filter yes,$(LUA)),$(NOLUA_SERVER))
 	@FERRY_SERVER=$(abspath $(SERVER)) FERRY_SERVER_NOLUA=$(abspath $(NOLUA_SERVER)) \
-	  .venv/bin/python -m pytest -q -x tests/integration
+	  FERRY_SERVER_NOTLS=$(abspath $(NOLUA_SERVER)) .venv/bin/python -m pytest -q -x tests/integration
 
 # The AOF's kill -9 trials at length (make test runs 20 of each kind).
 .PHONY: soak-aof

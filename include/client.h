@@ -49,6 +49,7 @@
 
 struct db;
 struct command;
+struct tls_conn;
 struct acl_user;
 
 typedef struct multi_cmd {
@@ -60,6 +61,7 @@ typedef struct multi_cmd {
 typedef struct client {
     uint64_t id;
     int fd;
+    struct tls_conn *tls;       /* tls.h: a client of a tls-port listener, NULL for clear text */
     uint32_t flags;
     int resp;                   /* 2 or 3 */
     struct db *db;
@@ -108,6 +110,8 @@ typedef struct client {
     struct client *prev, *next;     /* srv.clients */
     struct client *next_pending;    /* srv.pending_write */
     struct client *next_deferred;   /* srv.deferred_input */
+    struct client *next_read_again; /* srv.read_again, when on_read_again */
+    uint8_t on_read_again;
     struct client *next_close;      /* srv close-async list */
 } client;
 
@@ -162,6 +166,9 @@ size_t client_info_line(client *c, char *buf, size_t cap);
  * output budget (CF_INPUT_DEFERRED); called once per loop iteration before
  * the flush. A client that uses its budget again is deferred again. */
 void clients_process_deferred(void);
+/* A TLS client whose handshake is done (net.c) starts reading: its requests
+ * may already wait, decrypted, inside the connection. */
+void client_start_reading(client *c);
 /* Free the clients marked for closing (a script's caller waits for its
  * script to end). */
 void clients_free_closed(void);
@@ -171,13 +178,17 @@ void clients_free_closed(void);
 void clients_events_while_busy(void);
 
 /* listening/accept */
-/* The TCP listeners of `bind` and `port` (none for port 0); -1 if a
- * required address could not be bound. */
+/* The TCP listeners of `bind` on `port` and `tls-port` (none for 0); -1 if
+ * a required address could not be bound on port, -2 on tls-port. */
 int net_listen_all(void);
 /* The `unixsocket` listener, if one is configured (a stale file at the
  * path is removed first; mode `unixsocketperm` when non-zero); -1 with
  * Redis's reason in err ("bind: ...") on failure. */
 int net_listen_unix(char *err, size_t errlen);
+/* When tls-port, tls-replication or tls-cluster is set, (re)builds the TLS
+ * context from the tls-* settings (at start-up, and after CONFIG SET of
+ * any tls-* as Redis does); 0, or -1 with the reason logged. */
+int net_tls_configure(void);
 /* Number of listeners (TCP and Unix): 0 = the server can't be reached. */
 int net_listening(void);
 /* At exit: closes the Unix socket listener and removes its file (logged as

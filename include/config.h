@@ -41,6 +41,7 @@ typedef struct ferry_config {
     int tcp_backlog;
     char *unixsocket;               /* path of the AF_UNIX listener, NULL = none */
     int unixsocketperm;             /* its mode (chmod), 0 = as the umask leaves it */
+    int tls_port;                   /* the TLS listeners' port (tls.h), 0 = none */
     int supervised;                 /* SUPERVISED_*: how start-up and shutdown are reported (supervise.c) */
     int databases;
     int daemonize;
@@ -133,6 +134,9 @@ extern int (*config_port_changed)(void);   /* 0, or -1: the addresses could not 
 /* CONFIG SET of appendonly, appendfsync or aof-*: 0, or -1 with err (the
  * value is then set back). */
 extern int (*config_aof_changed)(const char *name, char *err, size_t errlen);
+/* CONFIG SET of any tls-*: the TLS context is rebuilt; 0, or -1 (the
+ * values are then set back and the old context stays). */
+extern int (*config_tls_changed)(void);
 /* Set by the replication layer: told after every CONFIG SET. */
 extern void (*config_repl_changed)(void);
 

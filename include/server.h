@@ -49,6 +49,8 @@ typedef struct server {
     evloop *el;
     int listen_fds[CONFIG_MAX_BIND + 1];
     int listen_count;
+    int tls_fds[CONFIG_MAX_BIND + 1];   /* the tls-port listeners (net.c, tls.h) */
+    int tls_count;
     /* clients */
     struct client *clients;         /* doubly linked list of all clients */
     size_t nclients;
@@ -67,6 +69,7 @@ typedef struct server {
     int rdb_bgsave_failed;          /* the last background save failed (cmd_persist.c): MISCONF may apply */
     int client_mem_grew;            /* a client's buffers grew since the last eviction check (client_evict.c) */
     struct client *deferred_input;  /* clients with input left after a pass used its budget (client.c) */
+    struct client *read_again;      /* TLS clients with bytes already read from their socket (client.c) */
     struct client *close_list;      /* clients to free before sleeping */
     size_t blocked_clients;         /* clients blocked on keys or held by CLIENT PAUSE */
     int client_pause;               /* CLIENT PAUSE in effect (pause.h): PAUSE_WRITE or PAUSE_ALL, 0 = none */

@@ -27,8 +27,9 @@ PYTHON="${PYTHON:-python3}"
 
 # ---------------------------------------------------------------- apt
 # the server's build: a C compiler, and Lua 5.1 with the cjson and bit
-# libraries Redis's scripts expect (make LUA=no needs none of the three)
-BUILD_PKGS=(build-essential gcc pkg-config liblua5.1-0-dev lua-cjson-dev lua-bitop-dev)
+# libraries Redis's scripts expect (make LUA=no needs none of the three),
+# and OpenSSL for TLS (make TLS=no needs neither libssl-dev nor openssl)
+BUILD_PKGS=(build-essential gcc pkg-config liblua5.1-0-dev lua-cjson-dev lua-bitop-dev libssl-dev openssl)
 APT_PKGS=("${BUILD_PKGS[@]}" clang libcriterion-dev redis-server redis-tools
           llvm libclang-rt-14-dev strace valgrind linux-perf prometheus)
 [ "$BUILD_ONLY" -eq 1 ] && APT_PKGS=("${BUILD_PKGS[@]}")

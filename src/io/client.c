@@ -41,6 +41,7 @@
 #include "outlimit.h"
 #include "reply.h"
 #include "server.h"
+#include "tls.h"
 #include "tracking.h"
 #include "zmalloc.h"
 #include <errno.h>
@@ -99,6 +100,14 @@ static void unlink_pending(client *c) {
     c->flags &= ~CF_PENDING_WRITE;
 }
 
+static void unlink_read_again(client *c) {
+    if (!c->on_read_again) return;
+    client **pp = &srv.read_again;
+    while (*pp && *pp != c) pp = &(*pp)->next_read_again;
+    if (*pp) *pp = c->next_read_again;
+    c->on_read_again = 0;
+}
+
 static void unlink_deferred(client *c) {
     if (!(c->flags & CF_INPUT_DEFERRED)) return;
     client **pp = &srv.deferred_input;
@@ -116,6 +125,7 @@ void client_free(client *c) {
     unblock_client(c, UNBLOCK_DISCONNECT);
     unlink_pending(c);
     unlink_deferred(c);
+    unlink_read_again(c);
     if (c->flags & CF_CLOSE_ASAP) {
         client **pp = &srv.close_list;
         while (*pp && *pp != c) pp = &(*pp)->next_close;
@@ -123,6 +133,7 @@ void client_free(client *c) {
     }
     if (c->fd >= 0) {
         ev_del(srv.el, c->fd, EV_READABLE | EV_WRITABLE);
+        tls_conn_free(c->tls); /* its close_notify goes out before the close */
         close(c->fd);
     }
     multi_reset_client(c);
@@ -204,7 +215,22 @@ void clients_events_while_busy(void) {
     srv.current_client = current;
 }
 
+/* TLS clients whose last read left bytes inside the connection, where
+ * epoll cannot see them: read again, unless a deferred pass comes first. */
+static void clients_read_again(void) {
+    client *list = srv.read_again;
+    srv.read_again = NULL;
+    while (list) {
+        client *c = list;
+        list = c->next_read_again;
+        c->on_read_again = 0;
+        if (c->flags & CF_CLOSE_ASAP) continue;
+        client_readable(srv.el, c->fd, c, EV_READABLE);
+    }
+}
+
 void clients_process_deferred(void) {
+    clients_read_again();
     client *list = srv.deferred_input;
     srv.deferred_input = NULL; /* a pass that uses its budget again defers the client anew */
     while (list) {
@@ -628,10 +654,17 @@ static void read_failed(client *c, ssize_t n) {
     client_free(c);
 }
 
+static void read_again(client *c) {
+    if (c->on_read_again) return;
+    c->on_read_again = 1;
+    c->next_read_again = srv.read_again;
+    srv.read_again = c;
+}
+
 /* One read of up to room bytes into dst, counted. Returns the bytes read;
  * 0 when none were (EAGAIN) or when the client is gone (EOF, error: freed). */
 static size_t read_some(client *c, int fd, char *dst, size_t room) {
-    ssize_t n = read(fd, dst, room);
+    ssize_t n = c->tls ? tls_read(c->tls, dst, room) : read(fd, dst, room);
     srv.stats.reads++;
     if (n <= 0) {
         if (n == 0 || (errno != EAGAIN && errno != EINTR)) read_failed(c, n);
@@ -639,6 +672,7 @@ static size_t read_some(client *c, int fd, char *dst, size_t room) {
     }
     srv.stats.net_input_bytes += (uint64_t)n;
     c->last_interaction_ms = srv.now_ms;
+    if (c->tls && tls_has_pending(c->tls)) read_again(c);
     return (size_t)n;
 }
 
@@ -712,11 +746,22 @@ static void read_and_process(client *c, int fd) {
  * (client-side caching tells a client's own changes from the cron's). */
 static void client_readable(evloop *el, int fd, void *data, int mask) {
     client *c = data;
-    if (c->flags & (CF_INPUT_DEFERRED | CF_SCRIPT_CALLER)) return; /* its next pass comes first (see the top) */
+    if (c->flags & (CF_INPUT_DEFERRED | CF_SCRIPT_CALLER)) {
+        if (c->tls && tls_has_pending(c->tls)) read_again(c); /* nothing will wake it for these bytes */
+        return; /* its next pass comes first (see the top) */
+    }
     srv.now_ms = ev_now_ms();
     srv.current_client = c;
     read_and_process(c, fd);
     srv.current_client = NULL;
+}
+
+void client_start_reading(client *c) {
+    if (ev_add(srv.el, c->fd, EV_READABLE, client_readable, c) == -1) {
+        client_free(c);
+        return;
+    }
+    if (tls_has_pending(c->tls)) client_readable(srv.el, c->fd, c, EV_READABLE);
 }
 
 void (*client_write_barrier)(void) = NULL;

@@ -2,7 +2,10 @@
  *
  * Binds every address of `bind` (a leading '-' marks an address that may be
  * unavailable, as in Redis) on `port` (0: no TCP listener, as in Redis),
- * and the `unixsocket` path when one is configured. accept4() runs in a
+ * the same addresses on `tls-port` for TLS clients (tls.h: their handshake
+ * runs in the client's own event handlers, so a peer that stalls in it
+ * stalls nobody), and the `unixsocket` path when one is configured.
+ * accept4() runs in a
  * bounded loop per readiness event. EMFILE/ENFILE do not stop the listeners
  * and do not spin: their read interest is dropped and re-armed by a timer
  * 100 ms later. Connections over maxclients, and non-loopback peers while
@@ -12,9 +15,11 @@
  * path (CLIENT LIST addr=<path>:0) and flagged CF_UNIX_SOCKET.
  */
 #include "client.h"
+#include "config.h"
 #include "protmode.h"
 #include "reply.h"
 #include "server.h"
+#include "tls.h"
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
@@ -32,11 +37,20 @@
 
 static void accept_handler(evloop *el, int fd, void *data, int mask);
 
-/* The Unix socket listener, -1 when none; the accept handler's data is
- * UNIX_LISTENER for it (NULL for TCP). */
+/* The Unix socket listener, -1 when none. The accept handler's data is
+ * UNIX_LISTENER for it, TLS_LISTENER for the tls-port ones, NULL for TCP. */
 static int unix_fd = -1;
-static char unix_listener_tag;
+static char unix_listener_tag, tls_listener_tag;
 #define UNIX_LISTENER ((void *)&unix_listener_tag)
+#define TLS_LISTENER ((void *)&tls_listener_tag)
+
+/* Redis builds a TLS context only when something uses it: a tls-port, or
+ * replication or the cluster bus over TLS. */
+int net_tls_configure(void) {
+    int wanted = srv.cfg.tls_port || config_is_yes(&srv.cfg, "tls-replication") ||
+                 config_is_yes(&srv.cfg, "tls-cluster");
+    return wanted ? tls_configure() : 0;
+}
 
 static void format_addr(const struct sockaddr_storage *sa, char *buf, size_t cap) {
     char ip[INET6_ADDRSTRLEN] = "?";
@@ -82,27 +96,46 @@ int net_listen_tcp(const char *addr, int port, int backlog) {
     return fd;
 }
 
-int net_listen_all(void) {
-    srv.listen_count = 0;
-    if (srv.cfg.port == 0) return 0; /* Unix socket only (or nothing: net_listening says so) */
+static void close_listeners(const int *fds, int n) {
+    for (int i = 0; i < n; i++) {
+        ev_del(srv.el, fds[i], EV_READABLE);
+        close(fds[i]);
+    }
+}
+
+/* Every address of `bind` on port into fds (the accept handler gets tag);
+ * on failure none stays open. */
+static int listen_on(int port, int *fds, int *count, void *tag, const char *kind) {
+    *count = 0;
+    if (port == 0) return 0;
     for (int i = 0; i < srv.cfg.bind_count; i++) {
         const char *a = srv.cfg.bind[i];
         int optional = a[0] == '-';
         if (optional) a++;
-        int fd = net_listen_tcp(a, srv.cfg.port, srv.cfg.tcp_backlog);
+        int fd = net_listen_tcp(a, port, srv.cfg.tcp_backlog);
         if (fd == -1) {
             if (optional) {
-                server_log(LOG_NOTICE_, "Could not bind optional address %s:%d: %s", a, srv.cfg.port, strerror(errno));
+                server_log(LOG_NOTICE_, "Could not bind optional address %s:%d: %s", a, port, strerror(errno));
                 continue;
             }
-            server_log(LOG_WARNING_, "Warning: Could not create server TCP listening socket %s:%d: %s", a,
-                       srv.cfg.port, strerror(errno));
+            server_log(LOG_WARNING_, "Warning: Could not create server %s listening socket %s:%d: %s", kind, a, port,
+                       strerror(errno));
+            close_listeners(fds, *count);
+            *count = 0;
             return -1;
         }
-        srv.listen_fds[srv.listen_count++] = fd;
-        ev_add(srv.el, fd, EV_READABLE, accept_handler, NULL);
+        fds[(*count)++] = fd;
+        ev_add(srv.el, fd, EV_READABLE, accept_handler, tag);
     }
-    return srv.listen_count > 0 ? 0 : -1;
+    return *count > 0 ? 0 : -1;
+}
+
+int net_listen_all(void) {
+    if (listen_on(srv.cfg.port, srv.listen_fds, &srv.listen_count, NULL, "TCP") != 0) return -1;
+    if (listen_on(srv.cfg.tls_port, srv.tls_fds, &srv.tls_count, TLS_LISTENER, "TLS") == 0) return 0;
+    close_listeners(srv.listen_fds, srv.listen_count);
+    srv.listen_count = 0;
+    return -2;
 }
 
 /* unlink() first: a file left by a server that did not exit cleanly would
@@ -139,7 +172,7 @@ int net_listen_unix(char *err, size_t errlen) {
     return -1;
 }
 
-int net_listening(void) { return srv.listen_count + (unix_fd != -1); }
+int net_listening(void) { return srv.listen_count + srv.tls_count + (unix_fd != -1); }
 
 void net_close_unix(void) {
     if (unix_fd == -1) return;
@@ -155,6 +188,9 @@ static long rearm_listeners(evloop *el, long long id, void *data) {
     for (int i = 0; i < srv.listen_count; i++)
         if (!(ev_get_mask(el, srv.listen_fds[i]) & EV_READABLE))
             ev_add(el, srv.listen_fds[i], EV_READABLE, accept_handler, NULL);
+    for (int i = 0; i < srv.tls_count; i++)
+        if (!(ev_get_mask(el, srv.tls_fds[i]) & EV_READABLE))
+            ev_add(el, srv.tls_fds[i], EV_READABLE, accept_handler, TLS_LISTENER);
     if (unix_fd != -1 && !(ev_get_mask(el, unix_fd) & EV_READABLE))
         ev_add(el, unix_fd, EV_READABLE, accept_handler, UNIX_LISTENER);
     return -1;
@@ -163,6 +199,7 @@ static long rearm_listeners(evloop *el, long long id, void *data) {
 static void accept_backoff(evloop *el) {
     static int64_t last_log;
     for (int i = 0; i < srv.listen_count; i++) ev_del(el, srv.listen_fds[i], EV_READABLE);
+    for (int i = 0; i < srv.tls_count; i++) ev_del(el, srv.tls_fds[i], EV_READABLE);
     if (unix_fd != -1) ev_del(el, unix_fd, EV_READABLE);
     ev_timer_add(el, ACCEPT_BACKOFF_MS, rearm_listeners, NULL);
     if (srv.now_ms - last_log > 1000) {
@@ -189,10 +226,61 @@ static void setup_client_socket(int cfd) {
 /* A refused connection: one best-effort write of the reason, then close.
  * Counted as rejected, not as received (as Redis). */
 static void refuse(int cfd, const char *msg, size_t len) {
-    ssize_t w = write(cfd, msg, len);
+    ssize_t w = len ? write(cfd, msg, len) : 0;
     (void)w;
     srv.stats.rejected_conn++;
     close(cfd);
+}
+
+/* ---- TLS: the handshake in the client's own handlers ------------------------------- */
+
+static void tls_handshake_event(evloop *el, int fd, void *data, int mask);
+
+/* Protected mode is decided once the handshake is done, so that the refusal
+ * reaches the peer encrypted, as Redis sends it. */
+static void tls_established(client *c) {
+    struct sockaddr_storage sa;
+    socklen_t salen = sizeof sa;
+    if (srv.cfg.protected_mode && !srv.cfg.requirepass && getpeername(c->fd, (struct sockaddr *)&sa, &salen) == 0 &&
+        protected_mode_refuses(1, 0, &sa)) {
+        reply_raw(c, PROTECTED_MODE_DENIED, PROTECTED_MODE_DENIED_LEN);
+        c->flags |= CF_CLOSE_AFTER_REPLY;
+        srv.stats.rejected_conn++;
+        return;
+    }
+    client_start_reading(c);
+}
+
+static void tls_step(client *c) {
+    int want_write = 0, armed = ev_get_mask(srv.el, c->fd) & EV_WRITABLE;
+    char err[256];
+    int r = tls_handshake(c->tls, &want_write, err, sizeof err);
+    if (r < 0) {
+        server_log(LOG_VERBOSE_, "Error accepting a client connection: %s (addr=%s laddr=%s)", err, c->addr, c->laddr);
+        client_free(c);
+        return;
+    }
+    if (want_write && !armed) ev_add(srv.el, c->fd, EV_WRITABLE, tls_handshake_event, c);
+    if (!want_write && armed) ev_del(srv.el, c->fd, EV_WRITABLE);
+    if (r == 1) tls_established(c);
+}
+
+static void tls_handshake_event(evloop *el, int fd, void *data, int mask) {
+    (void)el, (void)fd, (void)mask;
+    srv.now_ms = ev_now_ms();
+    tls_step(data);
+}
+
+/* A client accepted on a tls-port listener reads nothing before its handshake. */
+static void start_tls(client *c) {
+    c->tls = tls_conn_new(c->fd);
+    if (!c->tls) {
+        server_log(LOG_WARNING_, "Error creating a TLS connection for %s", c->addr);
+        client_free(c);
+        return;
+    }
+    ev_add(srv.el, c->fd, EV_READABLE, tls_handshake_event, c);
+    tls_step(c);
 }
 
 static void accept_handler(evloop *el, int fd, void *data, int mask) {
@@ -210,10 +298,10 @@ static void accept_handler(evloop *el, int fd, void *data, int mask) {
         }
         if ((long long)srv.nclients >= srv.cfg.maxclients || cfd >= el->setsize) {
             static const char err[] = "-ERR max number of clients reached\r\n";
-            refuse(cfd, err, sizeof err - 1);
+            refuse(cfd, err, data == TLS_LISTENER ? 0 : sizeof err - 1); /* no clear text to a TLS peer (as Redis) */
             continue;
         }
-        if (protected_mode_refuses(srv.cfg.protected_mode, srv.cfg.requirepass != NULL, &sa)) {
+        if (data != TLS_LISTENER && protected_mode_refuses(srv.cfg.protected_mode, srv.cfg.requirepass != NULL, &sa)) {
             srv.next_client_id++; /* Redis creates the client before refusing it */
             refuse(cfd, PROTECTED_MODE_DENIED, PROTECTED_MODE_DENIED_LEN);
             continue;
@@ -236,13 +324,7 @@ static void accept_handler(evloop *el, int fd, void *data, int mask) {
         socklen_t lalen = sizeof la;
         if (getsockname(cfd, (struct sockaddr *)&la, &lalen) == 0) format_addr(&la, c->laddr, sizeof c->laddr);
         server_log(LOG_VERBOSE_, "Accepted %s", c->addr);
-    }
-}
-
-static void close_listeners(const int *fds, int n) {
-    for (int i = 0; i < n; i++) {
-        ev_del(srv.el, fds[i], EV_READABLE);
-        close(fds[i]);
+        if (data == TLS_LISTENER) start_tls(c);
     }
 }
 
@@ -251,19 +333,19 @@ static void close_listeners(const int *fds, int n) {
  * was; only when the new set collides with the old one (the same port) are
  * the old listeners closed first. -1 (and no listener) if the new
  * addresses can't be bound: the caller puts the old values back and calls
- * this again. */
+ * this again. The tls-port listeners are rebound with them. */
 int net_rebind(void) {
-    int old[CONFIG_MAX_BIND + 1], nold = srv.listen_count;
+    int old[CONFIG_MAX_BIND + 1], nold = srv.listen_count, oldtls[CONFIG_MAX_BIND + 1], noldtls = srv.tls_count;
     memcpy(old, srv.listen_fds, sizeof(int) * (size_t)nold);
+    memcpy(oldtls, srv.tls_fds, sizeof(int) * (size_t)noldtls);
     if (net_listen_all() == 0) {
         close_listeners(old, nold);
+        close_listeners(oldtls, noldtls);
         return 0;
     }
-    close_listeners(srv.listen_fds, srv.listen_count);
     close_listeners(old, nold);
+    close_listeners(oldtls, noldtls);
     if (net_listen_all() == 0) return 0;
-    close_listeners(srv.listen_fds, srv.listen_count);
-    srv.listen_count = 0;
     server_log(LOG_WARNING_, "Failed to bind to specified addresses.");
     return -1;
 }

@@ -46,6 +46,7 @@
 #include "event.h"
 #include "outlimit.h"
 #include "server.h"
+#include "tls.h"
 #include "zmalloc.h"
 #include <errno.h>
 #include <limits.h>
@@ -308,7 +309,7 @@ static int flush_iov(client *c, struct iovec *iov, int cnt) {
         c->out_peak = staged;
         if (staged > srv.stats.out_high_water) srv.stats.out_high_water = staged;
     }
-    ssize_t n = writev(c->fd, iov, cnt);
+    ssize_t n = c->tls ? tls_writev(c->tls, iov, cnt) : writev(c->fd, iov, cnt);
     srv.stats.writes++;
     if (n < 0) {
         if (errno == EAGAIN || errno == EINTR) return 0;

@@ -35,6 +35,7 @@
 int (*config_port_changed)(void) = NULL;
 int (*config_aof_changed)(const char *name, char *err, size_t errlen) = NULL;
 void (*config_repl_changed)(void) = NULL;
+int (*config_tls_changed)(void) = NULL;
 
 /* ------------------------------------------------------ CONFIG command */
 
@@ -159,13 +160,15 @@ static char **snapshot(const int *idx, int n) {
     return old;
 }
 
-static int is_listen_param(const char *name) { return !strcmp(name, "port") || !strcmp(name, "bind"); }
+static int is_listen_param(const char *name) {
+    return !strcmp(name, "port") || !strcmp(name, "bind") || !strcmp(name, "tls-port");
+}
 
 /* Stores every value, then runs what the changes need (rebinding, AOF,
  * eviction). 0, or -1 with Redis's whole error text in err when one of
  * them could not be put in force. */
 static int apply_all(const int *idx, char **canon, int n, char *err, size_t errlen) {
-    const char *listen = NULL;
+    const char *listen = NULL, *tls = NULL;
     int maxmem = 0;
     char why[512];
     for (int k = 0; k < n; k++) {
@@ -174,6 +177,7 @@ static int apply_all(const int *idx, char **canon, int n, char *err, size_t errl
         if (!strcmp(name, "dir") && chdir(canon[k]) != 0)
             server_log(LOG_WARNING_, "Can't chdir to '%s': %s", canon[k], strerror(errno));
         if (is_listen_param(name) && !listen) listen = name;
+        if (!strncmp(name, "tls-", 4) && !tls) tls = name;
         if (!strcmp(name, "maxmemory")) maxmem = 1;
         if (config_aof_changed && (!strncmp(name, "append", 6) || !strncmp(name, "aof-", 4)) &&
             config_aof_changed(name, why, sizeof why) != 0) {
@@ -183,6 +187,11 @@ static int apply_all(const int *idx, char **canon, int n, char *err, size_t errl
                                   "Check server logs.", name);
             return -1;
         }
+    }
+    if (tls && config_tls_changed && config_tls_changed() != 0) {
+        snprintf(err, errlen, "ERR CONFIG SET failed (possibly related to argument '%s') - Unable to update TLS "
+                              "configuration. Check server logs.", tls);
+        return -1;
     }
     if (listen && config_port_changed && config_port_changed() != 0) {
         snprintf(err, errlen, "ERR CONFIG SET failed (possibly related to argument '%s') - %s", listen,
@@ -199,14 +208,16 @@ static int apply_all(const int *idx, char **canon, int n, char *err, size_t errl
 /* An apply step failed: every entry of the command gets its old value
  * back, and the listeners are bound again if port or bind had changed. */
 static void rollback(const int *idx, char **old, int n) {
-    int relisten = 0;
+    int relisten = 0, tls = 0;
     for (int k = 0; k < n; k++) {
         const char *name = config_name(config_real(idx[k]));
         config_apply(&srv.cfg, idx[k], old[k]);
         if (is_listen_param(name)) relisten = 1;
+        if (!strncmp(name, "tls-", 4)) tls = 1;
         if (!strcmp(name, "dir") && chdir(old[k]) != 0)
             server_log(LOG_WARNING_, "Can't chdir to '%s': %s", old[k], strerror(errno));
     }
+    if (tls && config_tls_changed) config_tls_changed(); /* the old context back, if a new one was made */
     if (relisten && config_port_changed && config_port_changed() != 0)
         server_log(LOG_WARNING_, "Failed to bind the previous addresses back after a failed CONFIG SET");
     notify_set_flags(srv.cfg.notify_keyspace_events);

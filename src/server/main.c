@@ -145,7 +145,7 @@ static void before_sleep(evloop *el) {
     repl_before_sleep();
     clients_flush_pending();
     clients_free_closed();
-    if (srv.deferred_input) el->dont_wait = 1; /* their next pass is due at once */
+    if (srv.deferred_input || srv.read_again) el->dont_wait = 1; /* their next pass is due at once */
     signal_shutdown();
     if (srv.shutdown_asap) ev_stop(el);
 }
@@ -242,8 +242,15 @@ int main(int argc, char **argv) {
     }
     if (acl_file_startup() != 0) return 1; /* user lines, aclfile (relative to dir, as Redis) */
     config_port_changed = net_rebind;
-    if (net_listen_all() == -1) {
-        server_log(LOG_WARNING_, "Failed listening on port %d (tcp), aborting.", srv.cfg.port);
+    config_tls_changed = net_tls_configure;
+    if (net_tls_configure() != 0) {
+        server_log(LOG_WARNING_, "Failed to configure TLS. Check logs for more info.");
+        return 1;
+    }
+    int listening = net_listen_all();
+    if (listening != 0) {
+        server_log(LOG_WARNING_, "Failed listening on port %d (%s), aborting.",
+                   listening == -2 ? srv.cfg.tls_port : srv.cfg.port, listening == -2 ? "tls" : "tcp");
         return 1;
     }
     char neterr[256];
@@ -267,7 +274,7 @@ int main(int argc, char **argv) {
         repl_init(); /* after the load: a configured replicaof connects now */
         ev_timer_add(srv.el, 1, server_cron, NULL);
         /* redis-server 7.0's words: init scripts and test harnesses wait for them */
-        if (srv.listen_count) server_log(LOG_NOTICE_, "Ready to accept connections");
+        if (srv.listen_count || srv.tls_count) server_log(LOG_NOTICE_, "Ready to accept connections");
         if (srv.cfg.unixsocket)
             server_log(LOG_NOTICE_, "The server is now ready to accept connections at %s", srv.cfg.unixsocket);
         supervise_ready(); /* every listener accepts, the data is loaded */

@@ -28,9 +28,10 @@ KNOWN = {
         "cmd_set_ops.c cmd_string.c cmd_zset.c cmd_zset_pop.c cmd_zset_store.c command.c command_info.c multi.c "
         "propagate.c pubsub.c tracking.c tracking_cmd.c monitor.c aof.c aof_load.c cmd_persist.c rdb.c rdb_value.c cmd_function.c cmd_script.c "
         "script_lua.c pause.c lazyfree.c cmd_stream.c cmd_stream_cg.c cmd_stream_info.c cmd_stream_read.c cmd_bitops.c cmd_sort.c cmd_lcs.c cmd_hll.c cmd_geo_search.c "
-        "cmd_module.c").split()},
+        "cmd_module.c tls.c tls_off.c").split()},
     **{(f, "config"): "configuration values read by name" for f in (
         "client_evict.c outlimit.c cmd_debug.c aof.c cmd_persist.c rdb.c rdb_value.c script_lua.c").split()},
+    ("tls.c", "config"): "the tls-* settings by name", ("net.c", "config"): "tls-replication and tls-cluster by name",
     # the io layer hands every parsed request to the dispatcher
     ("client.c", "command"): "dispatch", ("client.c", "blocking"): "blocked clients",
     ("client.c", "multi"): "transaction state freed with the client",
