@@ -62,6 +62,7 @@ typedef struct repl_state {
     int port;
     int link;                   /* LINK_* */
     int fd;                     /* the socket before it becomes the master client */
+    struct tls_conn *tls;       /* its TLS connection (tls-replication), NULL for clear text */
     char rbuf[1024];            /* handshake replies being read */
     size_t rlen;
     int pending_replies;        /* handshake replies still to read */

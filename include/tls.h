@@ -28,10 +28,12 @@ int tls_configure(void);
 /* A server-side connection on an accepted socket; NULL (logged) when no
  * context is configured or OpenSSL fails. */
 tls_conn *tls_conn_new(int fd);
+/* The client side, for the link to our primary (tls-replication). */
+tls_conn *tls_conn_connect(int fd);
 void tls_conn_free(tls_conn *t);
 /* The handshake is done: data can flow. */
 int tls_conn_ready(const tls_conn *t);
-/* One step of the server handshake: 1 done, 0 in progress (it waits for
+/* One step of the handshake (either side): 1 done, 0 in progress (it waits for
  * the socket to be readable, or writable when *want_write), -1 failed with
  * OpenSSL's reason in err. Never blocks. */
 int tls_handshake(tls_conn *t, int *want_write, char *err, size_t errlen);

@@ -133,7 +133,7 @@ void client_free(client *c) {
     }
     if (c->fd >= 0) {
         ev_del(srv.el, c->fd, EV_READABLE | EV_WRITABLE);
-        tls_conn_free(c->tls); /* its close_notify goes out before the close */
+        tls_conn_free(c->tls);
         close(c->fd);
     }
     multi_reset_client(c);

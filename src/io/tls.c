@@ -57,6 +57,7 @@ struct tls_conn {
 
 static struct {
     SSL_CTX *ctx;       /* for accepted connections; NULL until configured */
+    SSL_CTX *client_ctx; /* for the connection to our primary (tls-replication) */
     char stage[TLS_RECORD];
     int inited;
 } T;
@@ -113,40 +114,58 @@ static int key_password(char *buf, int size, int rwflag, void *u) {
     return n;
 }
 
-/* The certificate, its key (decrypted with tls-key-file-pass) and the CAs. */
-static int load_identity(SSL_CTX *ctx) {
-    char *cert = setting("tls-cert-file"), *key = setting("tls-key-file"), *pass = setting("tls-key-file-pass");
-    char *cafile = setting("tls-ca-cert-file"), *cadir = setting("tls-ca-cert-dir"), *auth = setting("tls-auth-clients");
+/* A certificate chain and its key (decrypted with the pass), by setting name. */
+static int load_keypair(SSL_CTX *ctx, const char *cert_name, const char *key_name, const char *pass_name) {
+    char *cert = setting(cert_name), *key = setting(key_name), *pass = setting(pass_name);
     char err[256];
     int ok = 0;
-    int needs_ca = strcmp(auth, "no") || config_is_yes(&srv.cfg, "tls-replication") ||
-                   config_is_yes(&srv.cfg, "tls-cluster");
-    if (!*cert) {
-        server_log(LOG_WARNING_, "No tls-cert-file configured!");
-    } else if (!*key) {
-        server_log(LOG_WARNING_, "No tls-key-file configured!");
-    } else if (needs_ca && !*cafile && !*cadir) {
-        server_log(LOG_WARNING_, "Either tls-ca-cert-file or tls-ca-cert-dir must be specified when tls-cluster, "
-                                 "tls-replication or tls-auth-clients are enabled!");
-    } else if (SSL_CTX_use_certificate_chain_file(ctx, cert) <= 0) {
+    if (SSL_CTX_use_certificate_chain_file(ctx, cert) <= 0) {
         server_log(LOG_WARNING_, "Failed to load certificate: %s: %s", cert, ssl_error_text(err, sizeof err));
     } else {
         SSL_CTX_set_default_passwd_cb(ctx, key_password);
         SSL_CTX_set_default_passwd_cb_userdata(ctx, pass);
         if (SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM) <= 0 || !SSL_CTX_check_private_key(ctx))
             server_log(LOG_WARNING_, "Failed to load private key: %s: %s", key, ssl_error_text(err, sizeof err));
-        else if ((*cafile || *cadir) && SSL_CTX_load_verify_locations(ctx, *cafile ? cafile : NULL,
-                                                                          *cadir ? cadir : NULL) <= 0)
-            server_log(LOG_WARNING_, "Failed to configure CA certificate(s) file/directory: %s",
-                       ssl_error_text(err, sizeof err));
         else ok = 1;
         SSL_CTX_set_default_passwd_cb_userdata(ctx, NULL); /* pass is freed below */
     }
-    int verify = !strcmp(auth, "yes") ? SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT
-                 : !strcmp(auth, "optional") ? SSL_VERIFY_PEER : SSL_VERIFY_NONE;
-    SSL_CTX_set_verify(ctx, verify, NULL);
-    zfree(cert), zfree(key), zfree(pass), zfree(cafile), zfree(cadir), zfree(auth);
+    zfree(cert), zfree(key), zfree(pass);
     return ok ? 0 : -1;
+}
+
+static int load_ca(SSL_CTX *ctx) {
+    char *cafile = setting("tls-ca-cert-file"), *cadir = setting("tls-ca-cert-dir");
+    char err[256];
+    int ok = (!*cafile && !*cadir) || SSL_CTX_load_verify_locations(ctx, *cafile ? cafile : NULL, *cadir ? cadir : NULL) > 0;
+    if (!ok) server_log(LOG_WARNING_, "Failed to configure CA certificate(s) file/directory: %s", ssl_error_text(err, sizeof err));
+    zfree(cafile), zfree(cadir);
+    return ok ? 0 : -1;
+}
+
+/* What every context needs before its own parts: the settings Redis
+ * refuses to start without. */
+static int check_required(void) {
+    char *cert = setting("tls-cert-file"), *key = setting("tls-key-file"), *auth = setting("tls-auth-clients");
+    char *cafile = setting("tls-ca-cert-file"), *cadir = setting("tls-ca-cert-dir");
+    int needs_ca = strcmp(auth, "no") || config_is_yes(&srv.cfg, "tls-replication") ||
+                   config_is_yes(&srv.cfg, "tls-cluster");
+    int ok = 0;
+    if (!*cert) server_log(LOG_WARNING_, "No tls-cert-file configured!");
+    else if (!*key) server_log(LOG_WARNING_, "No tls-key-file configured!");
+    else if (needs_ca && !*cafile && !*cadir)
+        server_log(LOG_WARNING_, "Either tls-ca-cert-file or tls-ca-cert-dir must be specified when tls-cluster, "
+                                 "tls-replication or tls-auth-clients are enabled!");
+    else ok = 1;
+    zfree(cert), zfree(key), zfree(auth), zfree(cafile), zfree(cadir);
+    return ok ? 0 : -1;
+}
+
+static int verify_mode(void) {
+    char *auth = setting("tls-auth-clients");
+    int v = !strcmp(auth, "yes") ? SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT
+            : !strcmp(auth, "optional") ? SSL_VERIFY_PEER : SSL_VERIFY_NONE;
+    zfree(auth);
+    return v;
 }
 
 /* Protocols, ciphers, DH parameters. */
@@ -195,47 +214,89 @@ static void set_session_cache(SSL_CTX *ctx) {
     SSL_CTX_set_session_id_context(ctx, (const unsigned char *)"ferry", 5);
 }
 
-int tls_configure(void) {
-    if (!T.inited) {
-        OPENSSL_init_ssl(OPENSSL_INIT_LOAD_SSL_STRINGS | OPENSSL_INIT_LOAD_CRYPTO_STRINGS, NULL);
-        T.inited = 1;
-    }
-    SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
-    if (!ctx) return -1;
+/* The settings both contexts share: options, buffers, protocols, ciphers. */
+static SSL_CTX *new_context(const SSL_METHOD *method) {
+    SSL_CTX *ctx = SSL_CTX_new(method);
+    if (!ctx) return NULL;
     SSL_CTX_set_options(ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION | SSL_OP_IGNORE_UNEXPECTED_EOF);
     if (config_is_yes(&srv.cfg, "tls-prefer-server-ciphers")) SSL_CTX_set_options(ctx, SSL_OP_CIPHER_SERVER_PREFERENCE);
     SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
                               SSL_MODE_RELEASE_BUFFERS);
     SSL_CTX_set_read_ahead(ctx, 1);
     SSL_CTX_set_default_read_buffer_len(ctx, READ_BUFFER);
+    if (load_policy(ctx) == 0) return ctx;
+    SSL_CTX_free(ctx);
+    return NULL;
+}
+
+/* For accepted connections: the server's certificate, clients checked per tls-auth-clients. */
+static SSL_CTX *server_context(void) {
+    SSL_CTX *ctx = new_context(TLS_server_method());
+    if (!ctx) return NULL;
     set_session_cache(ctx);
-    if (load_policy(ctx) != 0 || load_identity(ctx) != 0) {
-        SSL_CTX_free(ctx);
+    SSL_CTX_set_verify(ctx, verify_mode(), NULL);
+    if (load_keypair(ctx, "tls-cert-file", "tls-key-file", "tls-key-file-pass") == 0 && load_ca(ctx) == 0) return ctx;
+    SSL_CTX_free(ctx);
+    return NULL;
+}
+
+/* For our connection to a primary (tls-replication): tls-client-cert-file
+ * when set, else the server's own, and the primary's certificate checked. */
+static SSL_CTX *client_context(void) {
+    SSL_CTX *ctx = new_context(TLS_client_method());
+    if (!ctx) return NULL;
+    char *ccert = setting("tls-client-cert-file");
+    int own = *ccert != 0;
+    zfree(ccert);
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+    if (load_keypair(ctx, own ? "tls-client-cert-file" : "tls-cert-file", own ? "tls-client-key-file" : "tls-key-file",
+                     own ? "tls-client-key-file-pass" : "tls-key-file-pass") == 0 &&
+        load_ca(ctx) == 0)
+        return ctx;
+    SSL_CTX_free(ctx);
+    return NULL;
+}
+
+int tls_configure(void) {
+    if (!T.inited) {
+        OPENSSL_init_ssl(OPENSSL_INIT_LOAD_SSL_STRINGS | OPENSSL_INIT_LOAD_CRYPTO_STRINGS, NULL);
+        T.inited = 1;
+    }
+    if (check_required() != 0) return -1;
+    SSL_CTX *sctx = server_context(), *cctx = sctx ? client_context() : NULL;
+    if (!cctx) {
+        if (sctx) SSL_CTX_free(sctx);
         return -1;
     }
     if (T.ctx) SSL_CTX_free(T.ctx);
-    T.ctx = ctx;
+    if (T.client_ctx) SSL_CTX_free(T.client_ctx);
+    T.ctx = sctx;
+    T.client_ctx = cctx;
     return 0;
 }
 
-tls_conn *tls_conn_new(int fd) {
-    if (!T.ctx) return NULL;
-    SSL *ssl = SSL_new(T.ctx);
+static tls_conn *conn_new(SSL_CTX *ctx, int fd, int accept) {
+    if (!ctx) return NULL;
+    SSL *ssl = SSL_new(ctx);
     if (!ssl) return NULL;
     if (!SSL_set_fd(ssl, fd)) {
         SSL_free(ssl);
         return NULL;
     }
-    SSL_set_accept_state(ssl);
+    if (accept) SSL_set_accept_state(ssl);
+    else SSL_set_connect_state(ssl);
     tls_conn *t = zcalloc(sizeof *t);
     t->ssl = ssl;
     return t;
 }
 
+tls_conn *tls_conn_new(int fd) { return conn_new(T.ctx, fd, 1); }
+tls_conn *tls_conn_connect(int fd) { return conn_new(T.client_ctx, fd, 0); }
+
+/* No close_notify: redis-server 7.0 sends none either, and the socket may
+ * be gone already. */
 void tls_conn_free(tls_conn *t) {
     if (!t) return;
-    if (t->ready) SSL_shutdown(t->ssl); /* one close_notify, best effort: the socket is nonblocking */
-    ERR_clear_error();
     SSL_free(t->ssl);
     zfree(t);
 }

@@ -22,6 +22,7 @@
 #include "rdb.h"
 #include "reply.h"
 #include "server.h"
+#include "tls.h"
 #include "util.h"
 #include "zmalloc.h"
 #include <errno.h>
@@ -39,13 +40,20 @@
 
 static long long config_ll(const char *name) { return config_get_ll(&srv.cfg, name); }
 
+/* One write on a replica's connection, clear or TLS. */
+static ssize_t link_write(client *c, const char *p, size_t n) {
+    struct iovec iov = {(void *)p, n};
+    return c->tls ? tls_writev(c->tls, &iov, 1) : write(c->fd, p, n);
+}
+
 /* A short write on a replica's socket outside the event loop (+FULLRESYNC,
  * keep-alive newlines): a fresh or idle socket takes it at once; waits at
  * most a second. 0 or -1. */
-static int sync_write(int fd, const char *p, size_t n) {
+static int sync_write(client *c, const char *p, size_t n) {
+    int fd = c->fd;
     size_t off = 0;
     while (off < n) {
-        ssize_t w = write(fd, p + off, n - off);
+        ssize_t w = link_write(c, p + off, n - off);
         if (w < 0 && errno == EINTR) continue;
         if (w < 0 && errno == EAGAIN) {
             struct pollfd pf = {.fd = fd, .events = POLLOUT};
@@ -143,7 +151,7 @@ static void fullresync_reply(client *c, long long off) {
     if (r->pre_psync) return; /* SYNC: the bulk comes without a preamble */
     char line[128];
     int n = snprintf(line, sizeof line, "+FULLRESYNC %s %lld\r\n", rs.replid, off);
-    if (sync_write(c->fd, line, (size_t)n) != 0) client_close_async(c);
+    if (sync_write(c, line, (size_t)n) != 0) client_close_async(c);
 }
 
 /* Start a snapshot for every replica waiting for one. */
@@ -227,19 +235,31 @@ static void start_bulk(client *c) {
     ev_add(srv.el, c->fd, EV_WRITABLE, send_bulk, c);
 }
 
+/* sendfile() for a TLS replica: the file's next bytes read and encrypted.
+ * Bytes not taken are read again at the same offset next time, as TLS asks
+ * (a record half sent must be offered again). */
+static ssize_t send_file_tls(client *c, replica_link *r, size_t want) {
+    static char buf[BULK_CHUNK];
+    ssize_t n = pread(r->bulk_fd, buf, want, r->bulk_off);
+    if (n <= 0) return n;
+    ssize_t w = link_write(c, buf, (size_t)n);
+    if (w > 0) r->bulk_off += w;
+    return w;
+}
+
 static void send_bulk(evloop *el, int fd, void *data, int mask) {
     (void)mask;
     client *c = data;
     replica_link *r = c->repl;
     if (r->pre_pos < r->pre_len) {
-        ssize_t w = write(fd, r->pre + r->pre_pos, r->pre_len - r->pre_pos);
+        ssize_t w = link_write(c, r->pre + r->pre_pos, r->pre_len - r->pre_pos);
         if (w < 0 && errno != EAGAIN && errno != EINTR) goto fail;
         if (w > 0) r->pre_pos += (size_t)w;
         if (r->pre_pos < r->pre_len) return;
     }
     if (r->bulk_off < r->bulk_size) {
         size_t want = (size_t)(r->bulk_size - r->bulk_off) < BULK_CHUNK ? (size_t)(r->bulk_size - r->bulk_off) : BULK_CHUNK;
-        ssize_t w = sendfile(fd, r->bulk_fd, &r->bulk_off, want);
+        ssize_t w = c->tls ? send_file_tls(c, r, want) : sendfile(fd, r->bulk_fd, &r->bulk_off, want);
         if (w < 0 && errno != EAGAIN && errno != EINTR) goto fail;
         if (w == 0) goto fail; /* the file shrank */
         if (w > 0) srv.stats.net_output_bytes += (uint64_t)w;
@@ -308,7 +328,7 @@ static int try_partial(client *c, span id, span offarg) {
     char line[128];
     int n = r->capa_psync2 ? snprintf(line, sizeof line, "+CONTINUE %s\r\n", rs.replid)
                            : snprintf(line, sizeof line, "+CONTINUE\r\n");
-    if (sync_write(c->fd, line, (size_t)n) != 0) {
+    if (sync_write(c, line, (size_t)n) != 0) {
         client_close_async(c);
         return 1;
     }
@@ -537,7 +557,7 @@ static void once_a_second(void) {
                 continue;
             }
         } else if ((r->state == RS_WAIT_BGSAVE_START || (r->state == RS_WAIT_BGSAVE_END && !r->diskless)) &&
-                   sync_write(c->fd, "\n", 1) != 0) {
+                   sync_write(c, "\n", 1) != 0) {
             client_close_async(c); /* a newline now and then keeps a waiting replica from timing out */
         }
     }
@@ -551,7 +571,7 @@ static void maybe_start_sync(void) {
         replica_link *r = rs.replicas[i]->repl;
         if (r->state != RS_WAIT_BGSAVE_START) continue;
         waiting++;
-        capa_all &= r->capa_eof;
+        capa_all &= r->capa_eof && !rs.replicas[i]->tls; /* the child writes to sockets: TLS ones take a file */
         if (!oldest || r->wait_since_ms < oldest) oldest = r->wait_since_ms;
     }
     if (!waiting) return;

@@ -12,6 +12,10 @@
  * renamed over dbfilename and loaded, and the socket becomes the primary's
  * client: its requests run with replies off, and every complete request is
  * counted into the offset and passed on to our own replicas and backlog.
+ * With tls-replication the link is TLS from its first byte (tls.h): the
+ * handshake runs between connect and PING, every read and write of the
+ * link goes through link_read()/link_write(), and bytes OpenSSL already
+ * holds are consumed without waiting for the socket.
  */
 #include "repl_int.h"
 #include "blocking.h"
@@ -24,6 +28,7 @@
 #include "repl_proto.h"
 #include "sbuf.h"
 #include "server.h"
+#include "tls.h"
 #include "util.h"
 #include "zmalloc.h"
 #include <errno.h>
@@ -88,6 +93,8 @@ static void close_transfer_file(void) {
 static void cancel_handshake(void) {
     if (rs.fd >= 0) {
         ev_del(srv.el, rs.fd, EV_READABLE | EV_WRITABLE);
+        tls_conn_free(rs.tls);
+        rs.tls = NULL;
         close(rs.fd);
         rs.fd = -1;
     }
@@ -118,9 +125,16 @@ static void drop_master(void) {
 
 /* ---- sending and reading lines -------------------------------------------------- */
 
+static ssize_t link_write(const char *p, size_t n) {
+    struct iovec iov = {(void *)p, n};
+    return rs.tls ? tls_writev(rs.tls, &iov, 1) : write(rs.fd, p, n);
+}
+
+static ssize_t link_read(void *buf, size_t n) { return rs.tls ? tls_read(rs.tls, buf, n) : read(rs.fd, buf, n); }
+
 static int send_all(const char *p, size_t n) {
     while (n) {
-        ssize_t w = write(rs.fd, p, n);
+        ssize_t w = link_write(p, n);
         if (w < 0 && errno == EINTR) continue;
         if (w <= 0) return -1; /* the handshake's few bytes fit a fresh socket */
         p += w;
@@ -167,7 +181,7 @@ static int send_auth(int *rc) {
 static int read_line(char *line, size_t cap) {
     for (;;) {
         char ch;
-        ssize_t n = read(rs.fd, &ch, 1);
+        ssize_t n = link_read(&ch, 1);
         if (n < 0 && (errno == EAGAIN || errno == EINTR)) return 0;
         if (n <= 0) return -1;
         rs.last_io_ms = srv.now_ms;
@@ -190,7 +204,8 @@ static void on_readable(evloop *el, int fd, void *data, int mask);
 static void send_replconfs(void) {
     char port[16], *ip = config_get_by_name(&srv.cfg, "replica-announce-ip");
     long long aport = config_ll("replica-announce-port");
-    snprintf(port, sizeof port, "%lld", aport ? aport : srv.cfg.port);
+    int own = config_is_yes(&srv.cfg, "tls-replication") && srv.cfg.tls_port ? srv.cfg.tls_port : srv.cfg.port;
+    snprintf(port, sizeof port, "%lld", aport ? aport : own);
     rs.pending_replies = 0;
     rs.auth_reply_next = 0;
     int rc = 0;
@@ -223,6 +238,9 @@ static void send_psync(void) {
     else rs.link = LINK_RECV_PSYNC;
 }
 
+static void on_tls_handshake(evloop *el, int fd, void *data, int mask);
+static void send_ping(void);
+
 static void on_connected(evloop *el, int fd, void *data, int mask) {
     (void)data, (void)mask;
     int err = 0;
@@ -234,7 +252,37 @@ static void on_connected(evloop *el, int fd, void *data, int mask) {
         return;
     }
     ev_del(el, fd, EV_WRITABLE);
-    ev_add(el, fd, EV_READABLE, on_readable, NULL);
+    if (config_is_yes(&srv.cfg, "tls-replication")) {
+        rs.tls = tls_conn_connect(fd);
+        if (!rs.tls) {
+            link_failed("Unable to connect to MASTER: no TLS context");
+            return;
+        }
+        ev_add(el, fd, EV_READABLE, on_tls_handshake, NULL);
+        on_tls_handshake(el, fd, NULL, EV_READABLE);
+        return;
+    }
+    send_ping();
+}
+
+/* The TLS handshake with the primary, one step per socket event. */
+static void on_tls_handshake(evloop *el, int fd, void *data, int mask) {
+    (void)data, (void)mask;
+    int want_write = 0;
+    char err[256], why[320];
+    int r = tls_handshake(rs.tls, &want_write, err, sizeof err);
+    if (r < 0) {
+        snprintf(why, sizeof why, "Unable to connect to MASTER: TLS handshake failed: %s", err);
+        link_failed(why);
+        return;
+    }
+    if (want_write) ev_add(el, fd, EV_WRITABLE, on_tls_handshake, NULL);
+    else if (ev_get_mask(el, fd) & EV_WRITABLE) ev_del(el, fd, EV_WRITABLE);
+    if (r == 1) send_ping();
+}
+
+static void send_ping(void) {
+    ev_add(srv.el, rs.fd, EV_READABLE, on_readable, NULL);
     server_log(LOG_NOTICE_, "Master replied to PING, replication can continue...");
     const char *ping[] = {"PING"};
     rs.link = LINK_RECV_PONG;
@@ -279,13 +327,17 @@ static void connect_master(void) {
 
 static void become_connected(void) {
     int fd = rs.fd;
+    tls_conn *tls = rs.tls;
     ev_del(srv.el, fd, EV_READABLE | EV_WRITABLE);
     rs.fd = -1;
+    rs.tls = NULL;
     client *m = client_create(fd);
     if (!m) {
+        tls_conn_free(tls);
         rs.link = LINK_CONNECT;
         return;
     }
+    m->tls = tls;
     m->repl_role = CLIENT_REPL_MASTER;
     m->flags |= CF_AUTHENTICATED | CF_OBEY | CF_REPLY_OFF;
     m->flags &= ~CF_ACL_CHECK;
@@ -296,6 +348,7 @@ static void become_connected(void) {
     rs.link = LINK_CONNECTED;
     rs.last_io_ms = srv.now_ms;
     rs.down_since_ms = 0;
+    if (m->tls) client_start_reading(m); /* stream bytes OpenSSL already holds */
 }
 
 static void on_continue(const psync_reply *r) {
@@ -445,7 +498,7 @@ static void transfer_data(void) {
     size_t want = sizeof buf;
     if (rs.transfer_size >= 0 && (long long)want > rs.transfer_size - rs.transfer_read)
         want = (size_t)(rs.transfer_size - rs.transfer_read);
-    ssize_t n = want ? read(rs.fd, buf, want) : 0;
+    ssize_t n = want ? link_read(buf, want) : 0;
     if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
     if (want && n <= 0) {
         link_failed("I/O error trying to sync with MASTER: connection lost");
@@ -471,9 +524,7 @@ static void transfer_data(void) {
     if (done) load_snapshot();
 }
 
-static void on_readable(evloop *el, int fd, void *data, int mask) {
-    (void)el, (void)fd, (void)data, (void)mask;
-    srv.now_ms = ev_now_ms();
+static void link_readable(void) {
     if (rs.link == LINK_TRANSFER) {
         if (!rs.header_read) {
             int r = transfer_header();
@@ -493,6 +544,15 @@ static void on_readable(evloop *el, int fd, void *data, int mask) {
         }
         handshake_reply(line);
     }
+}
+
+/* Over TLS, a transfer's bytes may already sit inside OpenSSL, where the
+ * socket's readiness does not show them. */
+static void on_readable(evloop *el, int fd, void *data, int mask) {
+    (void)el, (void)fd, (void)data, (void)mask;
+    srv.now_ms = ev_now_ms();
+    do link_readable();
+    while (rs.tls && rs.link == LINK_TRANSFER && tls_has_pending(rs.tls));
 }
 
 /* ---- the stream ---------------------------------------------------------------------- */
