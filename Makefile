@@ -70,9 +70,10 @@ NULLSRV   := $(BUILD)/ferry-null-server
 .SECONDARY:
 all: $(SERVER) $(if $(BENCH_SRCS),$(BENCH)) $(if $(NULLSRV_SRCS),$(NULLSRV))
 
-# the load generator is a separate program (libc only); it shares no code with the server
+# the load generator is a separate program (libc only, plus OpenSSL for --tls
+# unless TLS=no); it shares no code with the server
 $(BENCH): $(BENCH_SRCS) $(wildcard bench/*.h) | $(BUILD)/obj
-	$(CC) $(CSTD) $(WARN) $(OPT) -g -Ibench $(EXTRA_CFLAGS) -o $@ $(BENCH_SRCS) $(LDFLAGS) -lm
+	$(CC) $(CSTD) $(WARN) $(OPT) -g -Ibench $(if $(TLS_LIBS),-DFB_TLS) $(EXTRA_CFLAGS) -o $@ $(BENCH_SRCS) $(LDFLAGS) -lm $(TLS_LIBS)
 
 $(NULLSRV): $(NULLSRV_SRCS) $(wildcard bench/null/*.h) | $(BUILD)/obj
 	$(CC) $(CSTD) $(WARN) $(OPT) -g -Ibench/null $(EXTRA_CFLAGS) $(SANFLAGS) -o $@ $(NULLSRV_SRCS) $(LDFLAGS)

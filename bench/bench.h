@@ -7,6 +7,7 @@
 #ifndef FB_BENCH_H
 #define FB_BENCH_H
 
+#include "fbtls.h"
 #include <stdint.h>
 
 #include "hist.h"
@@ -29,6 +30,7 @@ typedef struct fb_config {
     uint64_t seed;
     double warmup;        /* --warmup seconds */
     unsigned tests;       /* bit (1u << FB_T_*) per selected test */
+    fb_tls_opts tls;      /* --tls, --cacert, --cert, --key, --sni */
 } fb_config;
 
 typedef struct fb_result {

@@ -175,6 +175,10 @@ static int fb_dial(const fb_config *cfg, const struct addrinfo *res) {
         return -1;
     }
     if (!cfg->socket_path) setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (fb_tls_attach(fd) != 0) {
+        close(fd);
+        return -1;
+    }
     return fd;
 }
 
@@ -221,7 +225,7 @@ fb_conns *fb_connect_all(const fb_config *cfg) {
 void fb_close_all(fb_conns *cs) {
     int i;
     if (!cs) return;
-    for (i = 0; i < cs->n; i++) close(cs->c[i].fd);
+    for (i = 0; i < cs->n; i++) fb_io_close(cs->c[i].fd);
     free(cs->c);
     free(cs);
 }
@@ -239,7 +243,7 @@ static void fb_set_out(fb_worker *w, fb_conn *c, int on) {
 /* Send what is pending; on a full socket keep the offset and wait for EPOLLOUT. */
 static void fb_flush(fb_worker *w, fb_conn *c) {
     while (c->wleft > 0) {
-        ssize_t r = send(c->fd, c->wptr, c->wleft, MSG_NOSIGNAL);
+        ssize_t r = fb_io_send(c->fd, c->wptr, c->wleft);
         if (r > 0) {
             c->wptr += r;
             c->wleft -= (size_t)r;
@@ -320,11 +324,19 @@ static int fb_open_finished(const fb_conn *c) { return c->sent == c->quota && c-
 
 /* ---- receiving --------------------------------------------------------------- */
 
+static void fb_on_read_once(fb_worker *w, fb_conn *c);
+
+/* One read, or over TLS until OpenSSL holds nothing more (epoll cannot see those bytes). */
 static void fb_on_read(fb_worker *w, fb_conn *c) {
+    do fb_on_read_once(w, c);
+    while (fb_io_pending(c->fd));
+}
+
+static void fb_on_read_once(fb_worker *w, fb_conn *c) {
     fb_shared *sh = w->sh;
     uint64_t now, j;
     long n;
-    ssize_t r = read(c->fd, w->rbuf, FB_RBUF_SIZE);
+    ssize_t r = fb_io_read(c->fd, w->rbuf, FB_RBUF_SIZE);
     if (r == 0) fb_die("connection %d closed by the server (after %llu replies)", c->idx,
                        (unsigned long long)c->recv);
     if (r < 0) {

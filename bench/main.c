@@ -33,6 +33,10 @@ static void fb_usage(FILE *f) {
         " -h <hostname>      Server hostname (default 127.0.0.1)\n"
         " -p <port>          Server port (default 6379)\n"
         " -s <socket>        Server socket (overrides host and port)\n"
+        " --tls              Connect over TLS (needs a build with TLS=yes, the default)\n"
+        " --cacert <file>    CA certificate file to verify the server with (default: no check)\n"
+        " --cert <file>      Client certificate, --key <file> its private key\n"
+        " --sni <host>       Server name indication\n"
         " -c <clients>       Number of parallel connections (default 50)\n"
         " -n <requests>      Total number of requests (default 100000)\n"
         " -P <numreq>        Pipeline <numreq> requests (default 1). Closed loop: each\n"
@@ -153,6 +157,7 @@ static void fb_parse_args(fb_config *cfg, int argc, char **argv) {
         }
         if (!strcmp(a, "-q")) { cfg->quiet = 1; continue; }
         if (!strcmp(a, "--csv")) { cfg->csv = 1; continue; }
+        if (!strcmp(a, "--tls")) { cfg->tls.on = 1; continue; }
         /* every other option takes a value: "-c 50", "--rate 1000" or "--rate=1000" */
         {
             size_t n = strlen(a) < sizeof name - 1 ? strlen(a) : sizeof name - 1;
@@ -182,6 +187,10 @@ static void fb_parse_args(fb_config *cfg, int argc, char **argv) {
         else if (!strcmp(name, "--ratio")) fb_parse_ratio(cfg, val);
         else if (!strcmp(name, "--seed")) cfg->seed = (uint64_t)fb_parse_ll(name, val, 0, (long long)(~0ull >> 1));
         else if (!strcmp(name, "--warmup")) cfg->warmup = fb_parse_d(name, val, 0);
+        else if (!strcmp(name, "--cacert")) cfg->tls.cacert = val;
+        else if (!strcmp(name, "--cert")) cfg->tls.cert = val;
+        else if (!strcmp(name, "--key")) cfg->tls.key = val;
+        else if (!strcmp(name, "--sni")) cfg->tls.sni = val;
         else fb_bad_opt("unknown option", a);
     }
     if (cfg->rate < 0 || (cfg->rate > 0 && cfg->rate < 1e-3)) fb_bad_opt("--rate too small", NULL);
@@ -231,7 +240,7 @@ static int fb_prefill(const fb_config *cfg, const fb_workload *w, const char *ti
     fd = fb_connect_one(cfg);
     if (fd < 0) return -1;
     rc = fb_prefill_run(fd, w, FB_PREFILL_TIMEOUT_MS, err, sizeof err);
-    close(fd);
+    fb_io_close(fd);
     if (rc < 0) fprintf(stderr, "ferry-bench: %s: prefill failed: %s\n", title, err);
     return rc;
 }
@@ -267,6 +276,7 @@ int main(int argc, char **argv) {
     if (cfg.threads > cfg.clients) cfg.threads = cfg.clients;
 
     signal(SIGPIPE, SIG_IGN);
+    fb_tls_setup(&cfg.tls);
     res = malloc(sizeof *res);
     if (!res) return 1;
     cs = fb_connect_all(&cfg);

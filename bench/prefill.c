@@ -1,5 +1,6 @@
 /* prefill.c - writes a collection test's key before the test (see prefill.h). */
 #include "prefill.h"
+#include "fbtls.h"
 #include "resp_count.h"
 
 #include <errno.h>
@@ -100,7 +101,7 @@ void fb_prefill_encode(fb_out *o, const fb_workload *w, size_t k) {
 
 static int fb_send_all(int fd, const char *p, size_t len, char *err, size_t errcap) {
     while (len > 0) {
-        ssize_t r = send(fd, p, len, MSG_NOSIGNAL);
+        ssize_t r = fb_io_send(fd, p, len);
         if (r < 0 && errno == EINTR) continue;
         if (r <= 0) {
             snprintf(err, errcap, "send: %s", r < 0 ? strerror(errno) : "wrote nothing");
@@ -118,14 +119,14 @@ static int fb_recv_replies(int fd, fb_resp_state *st, uint64_t want, int timeout
     char buf[16384];
     while (st->replies < want) {
         struct pollfd pfd = {.fd = fd, .events = POLLIN};
-        int pr = poll(&pfd, 1, timeout_ms);
+        int pr = fb_io_pending(fd) ? 1 : poll(&pfd, 1, timeout_ms);
         ssize_t r;
         if (pr < 0 && errno == EINTR) continue;
         if (pr == 0) {
             snprintf(err, errcap, "no reply for %d ms", timeout_ms);
             return -1;
         }
-        r = pr < 0 ? -1 : read(fd, buf, sizeof buf);
+        r = pr < 0 ? -1 : fb_io_read(fd, buf, sizeof buf);
         if (r < 0 && errno == EINTR) continue;
         if (r <= 0) {
             snprintf(err, errcap, "read: %s", r < 0 ? strerror(errno) : "connection closed");
