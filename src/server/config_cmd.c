@@ -195,7 +195,7 @@ static int apply_all(const int *idx, char **canon, int n, char *err, size_t errl
     }
     if (listen && config_port_changed && config_port_changed() != 0) {
         snprintf(err, errlen, "ERR CONFIG SET failed (possibly related to argument '%s') - %s", listen,
-                 !strcmp(listen, "port") ? "Unable to listen on this port. Check server logs."
+                 strcmp(listen, "bind") ? "Unable to listen on this port. Check server logs."
                                          : "Failed to bind to specified addresses.");
         return -1;
     }
