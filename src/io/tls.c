@@ -190,7 +190,7 @@ static int load_policy(SSL_CTX *ctx) {
             EVP_PKEY *params = f ? PEM_read_bio_Parameters(f, NULL) : NULL;
             int taken = params && SSL_CTX_set0_tmp_dh_pkey(ctx, params); /* the context owns it */
             if (!f) server_log(LOG_WARNING_, "Failed to load %s: %s", dh, strerror(errno));
-            else if (!taken) server_log(LOG_WARNING_, "Failed to load DH params file: %s", dh);
+            else if (!taken) server_log(LOG_WARNING_, "%s: failed to read DH params.", dh);
             if (!taken) {
                 EVP_PKEY_free(params);
                 ok = 0;
