@@ -136,7 +136,7 @@ fuzz-replay: $(FUZZ_BINS)
 	    tail -40 $(FUZZ_DIR)/$$n.replay.log; exit 1; fi; done
 
 # ---- benchmarks (issue: throughput model) -------------------------------------
-.PHONY: bench bench-smoke bench-persistence bench-aof bench-streams bench-commands bench-scripting bench-acl bench-repl bench-values
+.PHONY: bench bench-smoke bench-persistence bench-aof bench-streams bench-commands bench-scripting bench-acl bench-repl bench-values bench-tls
 bench: deps $(SERVER) $(BENCH) $(NULLSRV)
 	.venv/bin/python scripts/bench_all.py
 
@@ -173,6 +173,10 @@ bench-repl: deps $(SERVER)
 # alternating, pinned, medians of 3 (issue 19; ~10 min) -> results/bench/values.csv
 bench-values: deps $(SERVER) $(BENCH) $(NULLSRV)
 	.venv/bin/python scripts/values_bench.py
+
+# TLS throughput (ferry-bench and redis-benchmark --tls) and handshakes, ferry vs redis-server (issue #20)
+bench-tls: deps $(SERVER) $(BENCH)
+	.venv/bin/python scripts/tls_bench.py --ferry $(SERVER)
 
 bench-smoke: $(SERVER) $(BENCH) $(NULLSRV)
 	@.venv/bin/python scripts/bench_smoke.py

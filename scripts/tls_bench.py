@@ -6,12 +6,16 @@ a TLS port beside its plain one (tls-auth-clients no: no client certificate)
 and measured in --rounds rounds (default 3), the two servers alternating
 (round r starts with the other server than round r-1), a fresh server per
 server and round. In each round, on each server:
-  1. redis-benchmark --tls --cacert CA -p TLSPORT -c 50 -P P -t set,get -d 64
-     -n N --csv -q, for P = 1, 16, 100 (N per P: --requests, default
-     200000 / 2000000 / 3000000). The server's INFO commandstats (on the
-     plain port) must have counted N more SETs and N more GETs after each
-     run (redis-benchmark counts error replies as successes), else the run
-     is a failure.
+  1. for each client (--tools, default both): build/ferry-bench --tls and
+     redis-benchmark --tls, each `--cacert CA -p TLSPORT -c 50 -P P -t
+     set,get -d 64 -r 100000 -n N --csv -q`, for P = 1, 16, 100 (N per P:
+     --requests, default 200000 / 2000000 / 3000000). The server's INFO
+     commandstats (on the plain port) must have counted N more SETs and N
+     more GETs after each run (redis-benchmark counts error replies as
+     successes), else the run is a failure. redis-benchmark with TLS on
+     one core is slower than either server at P >= 16, so its figures there
+     show the client; ferry-bench (one SSL_write per batch, replies only
+     counted) is the client that leaves the server the bottleneck.
   2. the handshake rate: `openssl s_time -connect 127.0.0.1:TLSPORT -new
      -time S -CAfile CA` (full handshakes, no resumption, S = --handshake-
      seconds, default 5). Reported: connections per real second, the count
@@ -26,7 +30,7 @@ server and round. In each round, on each server:
 The server runs under `taskset -c 0` and the clients (redis-benchmark,
 s_time) under `taskset -c 1` when taskset and two CPUs are there.
 
-Output: <out>/tls.csv (columns test,P,server,round,rps: test SET or GET
+Output: <out>/tls.csv (columns test,P,server,client,round,rps: test SET or GET
 (rps: requests per second), handshake (P empty; rps: new connections per
 second) or handshake_cpu_us (P empty; the "rps" column holds the server's
 CPU microseconds per new connection)), written as it goes;
@@ -52,7 +56,9 @@ from pathlib import Path
 
 import benchlib as bl
 
-COLUMNS = ["test", "P", "server", "round", "rps"]
+COLUMNS = ["test", "P", "server", "client", "round", "rps"]
+TOOLS = ["ferry-bench", "redis-benchmark"]
+KEYSPACE = 100000
 SERVERS = ["ferry", "redis"]
 PIPELINES = [1, 16, 100]
 REQUESTS = {1: 200000, 16: 2000000, 100: 3000000}
@@ -138,18 +144,18 @@ def calls(port: int) -> dict:
 
 
 # --------------------------------------------------------------------- clients
-def benchmark(srv: bl.Server, certs: dict, pipeline: int, requests: int, pin: bool) -> dict:
-    """One redis-benchmark --tls run of SET and GET; {test: rps}."""
+def benchmark(srv: bl.Server, certs: dict, pipeline: int, requests: int, pin: bool, tool: str) -> dict:
+    """One --tls run of SET and GET by tool (ferry-bench or redis-benchmark); {test: rps}."""
     argv = bl.pin_prefix("client", pin) + [
-        bl.client_binary("redis-benchmark"), "--tls", "--cacert", certs["ca.crt"], "-h", "127.0.0.1",
+        bl.client_binary(tool), "--tls", "--cacert", certs["ca.crt"], "-h", "127.0.0.1",
         "-p", str(srv.tls_port), "-c", str(CLIENTS), "-P", str(pipeline), "-t", "set,get", "-d", str(VALUE_BYTES),
-        "-n", str(requests), "--csv", "-q"]
+        "-r", str(KEYSPACE), "-n", str(requests), "--csv", "-q"]
     before = calls(srv.port)
-    res = bl.run_process(argv, 120 + requests / 2000.0, "redis-benchmark")
+    res = bl.run_process(argv, 120 + requests / 2000.0, tool)
     rows = {r["test"]: r for r in bl.parse_bench_csv(res["stdout"])}
     if res["returncode"] != 0 or not set(TESTS) <= set(rows):
-        raise RuntimeError("redis-benchmark failed (exit %s): %s\nstdout: %s\nstderr: %s"
-                           % (res["returncode"], " ".join(argv), res["stdout"].strip()[-300:],
+        raise RuntimeError("%s failed (exit %s): %s\nstdout: %s\nstderr: %s"
+                           % (tool, res["returncode"], " ".join(argv), res["stdout"].strip()[-300:],
                               res["stderr"].strip()[-300:]))
     after = calls(srv.port)
     for t in TESTS:
@@ -190,7 +196,7 @@ def handshakes(srv: bl.Server, certs: dict, seconds: int, pin: bool) -> tuple:
 def medians(rows: list) -> dict:
     vals = {}
     for r in rows:
-        vals.setdefault((r["test"], r["P"], r["server"]), []).append(float(r["rps"]))
+        vals.setdefault((r["test"], r["P"], r["server"], r["client"]), []).append(float(r["rps"]))
     return {k: (statistics.median(v), len(v)) for k, v in vals.items()}
 
 
@@ -210,17 +216,19 @@ def make_table(rows: list, args, versions: dict, pin: bool) -> str:
     med = medians(rows)
     get = lambda key: med.get(key, (None, 0))  # noqa: E731
     out = ["## TLS: SET and GET over TLS, and the TLS handshake rate, ferry vs redis-server (tls.csv)", "",
-           "redis-benchmark --tls -c %d -d %d, medians over %d rounds (servers alternating); "
-           "ferry %s, redis-server %s; pinning: %s." % (CLIENTS, VALUE_BYTES, args.rounds, versions.get("ferry", "—"),
-                                                        versions.get("redis", "—"),
+           "--tls -c %d -d %d -r %d, medians over %d rounds (servers alternating); "
+           "ferry %s, redis-server %s; pinning: %s." % (CLIENTS, VALUE_BYTES, KEYSPACE, args.rounds,
+                                                        versions.get("ferry", "—"), versions.get("redis", "—"),
                                                         "server CPU 0, client CPU 1" if pin else "none"),
-           "", "| test | P | redis rps | ferry rps | ferry / redis | runs |", "|---|---|---|---|---|---|"]
-    for test in TESTS:
-        for p in args.pipelines:
-            (r, nr), (f, nf) = get((test, str(p), "redis")), get((test, str(p), "ferry"))
-            out.append("| %s | %d | %s | %s | %s | %d |" % (test, p, fmt_rps(r), fmt_rps(f), ratio(f, r), max(nr, nf)))
-    (r, nr), (f, nf) = get(("handshake", "", "redis")), get(("handshake", "", "ferry"))
-    (rc, _), (fc, _) = get(("handshake_cpu_us", "", "redis")), get(("handshake_cpu_us", "", "ferry"))
+           "", "| client | test | P | redis rps | ferry rps | ferry / redis | runs |", "|---|---|---|---|---|---|---|"]
+    for tool in args.tools:
+        for test in TESTS:
+            for p in args.pipelines:
+                (r, nr), (f, nf) = get((test, str(p), "redis", tool)), get((test, str(p), "ferry", tool))
+                out.append("| %s | %s | %d | %s | %s | %s | %d |" % (tool, test, p, fmt_rps(r), fmt_rps(f), ratio(f, r),
+                                                                     max(nr, nf)))
+    (r, nr), (f, nf) = get(("handshake", "", "redis", "s_time")), get(("handshake", "", "ferry", "s_time"))
+    (rc, _), (fc, _) = get(("handshake_cpu_us", "", "redis", "s_time")), get(("handshake_cpu_us", "", "ferry", "s_time"))
     out += ["", "Full TLS handshakes (openssl s_time -new -time %d, no resumption, one s_time process): new "
             "connections per real second, and the server's CPU time per connection (with one client core the "
             "rate is the client's limit; the CPU per handshake compares the servers):" % args.handshake_seconds, "",
@@ -245,6 +253,7 @@ def parse_args(argv=None):
                     help="comma list of -P (default %s)" % ",".join(map(str, PIPELINES)))
     ap.add_argument("--handshake-seconds", type=int, default=None, help="s_time -time (default 5, --quick 1)")
     ap.add_argument("--servers", default=",".join(SERVERS), help="comma list of ferry,redis (default both)")
+    ap.add_argument("--tools", default=",".join(TOOLS), help="comma list of %s (default both)" % ",".join(TOOLS))
     ap.add_argument("--ferry", "--server", dest="ferry", default=None, help="ferry-server binary")
     ap.add_argument("--redis", default=None, help="redis-server binary")
     ap.add_argument("--out", default=str(bl.REPO / "results" / "bench"), help="CSV directory (default results/bench)")
@@ -258,6 +267,10 @@ def parse_args(argv=None):
     base = QUICK_REQUESTS if args.quick else REQUESTS
     args.requests_by_p = {p: args.requests or base.get(p, base[100]) for p in args.pipelines}
     args.servers = [s.strip() for s in args.servers.split(",") if s.strip()]
+    args.tools = [t.strip() for t in args.tools.split(",") if t.strip()]
+    for t in args.tools:
+        if t not in TOOLS:
+            raise SystemExit("unknown client %r (choose from %s)" % (t, ",".join(TOOLS)))
     for s in args.servers:
         if s not in SERVERS:
             raise SystemExit("unknown server %r (choose from %s)" % (s, ",".join(SERVERS)))
@@ -265,8 +278,8 @@ def parse_args(argv=None):
 
 
 def one_round(args, kind, binary, certs, pin, rnd, sink, rows, failures) -> None:
-    def add(test, p, rps):
-        row = {"test": test, "P": p, "server": kind, "round": rnd, "rps": bl.fmt_num(rps, 2)}
+    def add(test, p, rps, tool="s_time"):
+        row = {"test": test, "P": p, "server": kind, "client": tool, "round": rnd, "rps": bl.fmt_num(rps, 2)}
         sink.add(row)
         rows.append(row)
 
@@ -277,16 +290,18 @@ def one_round(args, kind, binary, certs, pin, rnd, sink, rows, failures) -> None
         bl.log("tls: !! %s round %d: %s" % (kind, rnd, e))
         return
     try:
-        for p in args.pipelines:
-            try:
-                got = benchmark(srv, certs, p, args.requests_by_p[p], pin)
-            except (RuntimeError, OSError) as e:
-                failures.append("%s P=%d round %d: %s" % (kind, p, rnd, str(e).splitlines()[0]))
-                bl.log("tls: !! %s P=%d round %d: %s" % (kind, p, rnd, e))
-                continue
-            for t in TESTS:
-                add(t, str(p), got[t])
-            bl.log("tls: round %d %-5s P=%-3d SET %10.0f rps  GET %10.0f rps" % (rnd, kind, p, got["SET"], got["GET"]))
+        for tool in args.tools:
+            for p in args.pipelines:
+                try:
+                    got = benchmark(srv, certs, p, args.requests_by_p[p], pin, tool)
+                except (RuntimeError, OSError) as e:
+                    failures.append("%s %s P=%d round %d: %s" % (kind, tool, p, rnd, str(e).splitlines()[0]))
+                    bl.log("tls: !! %s %s P=%d round %d: %s" % (kind, tool, p, rnd, e))
+                    continue
+                for t in TESTS:
+                    add(t, str(p), got[t], tool)
+                bl.log("tls: round %d %-5s %-15s P=%-3d SET %10.0f rps  GET %10.0f rps"
+                       % (rnd, kind, tool, p, got["SET"], got["GET"]))
         try:
             rate, cpu_us = handshakes(srv, certs, args.handshake_seconds, pin)
             add("handshake", "", rate)
@@ -302,8 +317,9 @@ def one_round(args, kind, binary, certs, pin, rnd, sink, rows, failures) -> None
 def main(argv=None) -> int:
     args = parse_args(argv)
     bl.install_signal_handlers()
-    if not bl.client_binary("redis-benchmark"):
-        raise SystemExit("tls: redis-benchmark not found (apt-get install -y redis-tools)")
+    for tool in args.tools:
+        if not bl.client_binary(tool):
+            raise SystemExit("tls: %s not found (redis-tools, or make build/ferry-bench)" % tool)
     if not os.path.isfile(OPENSSL):
         raise SystemExit("tls: openssl not found (apt-get install -y openssl)")
     binaries = {s: bl.server_binary(s, getattr(args, s)) for s in args.servers}

@@ -131,6 +131,7 @@ static int listen_on(int port, int *fds, int *count, void *tag, const char *kind
 }
 
 int net_listen_all(void) {
+    srv.listen_count = srv.tls_count = 0; /* the caller has what was there before */
     if (listen_on(srv.cfg.port, srv.listen_fds, &srv.listen_count, NULL, "TCP") != 0) return -1;
     if (listen_on(srv.cfg.tls_port, srv.tls_fds, &srv.tls_count, TLS_LISTENER, "TLS") == 0) return 0;
     close_listeners(srv.listen_fds, srv.listen_count);
