@@ -216,6 +216,8 @@ static void set_session_cache(SSL_CTX *ctx) {
     SSL_CTX_set_session_id_context(ctx, (const unsigned char *)"ferry", 5);
 }
 
+static int configure(void);
+
 /* The settings both contexts share: options, buffers, protocols, ciphers. */
 static SSL_CTX *new_context(const SSL_METHOD *method) {
     SSL_CTX *ctx = SSL_CTX_new(method);
@@ -258,7 +260,16 @@ static SSL_CTX *client_context(void) {
     return NULL;
 }
 
+/* OpenSSL's error queue is left empty by every call here, so the hot
+ * paths (tls_read, tls_writev) need not clear it before each SSL call for
+ * SSL_get_error to read it right: they clear it after each failure. */
 int tls_configure(void) {
+    int rc = configure();
+    ERR_clear_error();
+    return rc;
+}
+
+static int configure(void) {
     if (!T.inited) {
         OPENSSL_init_ssl(OPENSSL_INIT_LOAD_SSL_STRINGS | OPENSSL_INIT_LOAD_CRYPTO_STRINGS, NULL);
         T.inited = 1;
@@ -279,9 +290,9 @@ int tls_configure(void) {
 static tls_conn *conn_new(SSL_CTX *ctx, int fd, int accept) {
     if (!ctx) return NULL;
     SSL *ssl = SSL_new(ctx);
-    if (!ssl) return NULL;
-    if (!SSL_set_fd(ssl, fd)) {
+    if (!ssl || !SSL_set_fd(ssl, fd)) {
         SSL_free(ssl);
+        ERR_clear_error();
         return NULL;
     }
     if (accept) SSL_set_accept_state(ssl);
@@ -342,7 +353,6 @@ ssize_t tls_read(tls_conn *t, void *buf, size_t len) {
     }
     while (got < len) {
         int want = len - got > INT_MAX ? INT_MAX : (int)(len - got);
-        ERR_clear_error();
         errno = 0;
         int n = SSL_read(t->ssl, (char *)buf + got, want);
         if (n > 0) {
@@ -398,7 +408,6 @@ ssize_t tls_writev(tls_conn *t, const struct iovec *iov, int cnt) {
     while (i < cnt && done < WRITE_MAX) {
         size_t n;
         const char *p = next_piece(iov, cnt, i, off, &n);
-        ERR_clear_error();
         errno = 0;
         int w = SSL_write(t->ssl, p, (int)n);
         if (w <= 0) {
