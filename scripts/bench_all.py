@@ -12,6 +12,7 @@ What: runs, each as its own process with this Python:
   6b. aof.py         -> <out>/aof.csv           (AOF fsync throughput, replay, rewrite)
   6c. scripting.py   -> <out>/scripting.csv     (EVALSHA throughput, script cache)
   6d. repl_bench.py  -> <out>/repl.csv          (SET with 0/1/2 replicas, lag, full-sync time)
+  6e. tls_bench.py   -> <out>/tls.csv           (SET/GET over TLS, P=1/16/100, handshakes)
   7. unavailable.py  -> <out>/unavailable.csv   (cycles, energy: why not)
   8. manifest.py     -> results/manifest.json   (versions, machine, windows, sha256)
 Each step's full output is shown as it runs and also saved to
@@ -36,7 +37,7 @@ import benchlib as bl
 
 HERE = Path(__file__).resolve().parent
 STEPS = ["sweep", "syscalls", "ceiling", "values", "instructions", "memory", "persistence", "aof", "scripting", "repl",
-         "unavailable", "manifest"]
+         "tls", "unavailable", "manifest"]
 
 
 def count_rows(path: Path) -> int:
@@ -79,6 +80,7 @@ def main(argv=None) -> int:
         "aof": (["aof.py", "--out", str(out)] + q, [out / "aof.csv"]),
         "scripting": (["scripting.py", "--out", str(out)] + q, [out / "scripting.csv"]),
         "repl": (["repl_bench.py", "--out", str(out)] + q, [out / "repl.csv"]),
+        "tls": (["tls_bench.py", "--out", str(out)] + q + pin, [out / "tls.csv"]),
         "unavailable": (["unavailable.py", "--out", str(out)], [out / "unavailable.csv"]),
         "manifest": (["manifest.py", "--bench-dir", str(out), "--out", args.manifest], []),
     }
