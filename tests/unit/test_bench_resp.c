@@ -28,6 +28,7 @@
 #include "../../bench/hist.c"
 #include "../../bench/out.c"
 #include "../../bench/prefill.c"
+#include "../../bench/fbtls.c" /* the plain (no FB_TLS) connection I/O prefill.c calls */
 #include "../../bench/resp_count.c"
 #include "../../bench/work.c"
 
