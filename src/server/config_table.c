@@ -30,7 +30,7 @@ const cdef config_defs[] = {
     I("active-expire-effort", "1", 1, 10, 0, F_AEE),
     B("activedefrag", "no", 0, NOF),
     B("activerehashing", "yes", 0, NOF),
-    B("always-show-logo", "no", IMM, NOF),
+    B("always-show-logo", "no", IMM | RD, NOF),
     B("aof-disable-auto-gc", "no", 0, NOF),
     B("aof-load-truncated", "yes", 0, NOF),
     B("aof-rewrite-incremental-fsync", "yes", 0, NOF),

@@ -135,6 +135,22 @@ static long server_cron(evloop *el, long long id, void *data) {
     return 1000 / (srv.cfg.hz > 0 ? srv.cfg.hz : 10);
 }
 
+/* Once every listener accepts, as Redis shows its logo: with
+ * always-show-logo (or on a terminal with no logfile) a banner whose last
+ * line is "PID: <pid>", the line Redis's test harness waits for before it
+ * connects; else Redis's one line. */
+static void show_banner(void) {
+    int logo = config_is_yes(&srv.cfg, "always-show-logo") ||
+               (!(srv.cfg.logfile && srv.cfg.logfile[0]) && isatty(STDOUT_FILENO));
+    if (!logo) {
+        server_log(LOG_NOTICE_, "Running mode=standalone, port=%d.", srv.cfg.port);
+        return;
+    }
+    server_log(LOG_NOTICE_, "ferry %s (redis-compatible %s), 64 bit, running in standalone mode", FERRY_OWN_VERSION,
+               FERRY_VERSION);
+    server_log(LOG_NOTICE_, "Port: %d, TLS port: %d, PID: %d", srv.cfg.port, srv.cfg.tls_port, (int)srv.pid);
+}
+
 static void before_sleep(evloop *el) {
     el->busy_poll_us = srv.cfg.busy_poll_us;
     blocking_before_sleep();
@@ -267,6 +283,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     write_pidfile();
+    show_banner();
     server_log(LOG_NOTICE_, "Server initialized");
     int loaded = persist_load_at_startup(loading_events);
     if (loaded < 0) return 1;

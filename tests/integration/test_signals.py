@@ -107,14 +107,14 @@ def _raw_log(p):
 def test_ignored_directive_warnings_reach_the_log_file(procs, tmp):
     conf = os.path.join(tmp, "ferry.conf")
     with open(conf, "w") as f:
-        f.write("always-show-logo yes\nlogfile %s\n" % os.path.join(tmp, "ferry.log"))
+        f.write("propagation-error-behavior panic\nlogfile %s\n" % os.path.join(tmp, "ferry.log"))
     port = free_port()
     p = procs("ferry", [conf, "--port", port, "--save", ""], log=False)
     p.logpath = os.path.join(tmp, "ferry.log")
     wait_port(port, p)
     log = _raw_log(p)
     # a WARNING line ('#'), written once the log is set up (after the banner)
-    m = re.search(r"^\d+:M [^#*]+ # (%s:1: 'always-show-logo' is not implemented by ferry; the setting is "
+    m = re.search(r"^\d+:M [^#*]+ # (%s:1: 'propagation-error-behavior' is not implemented by ferry; the setting is "
                   r"accepted and ignored)$" % re.escape(conf), log, re.M)
     assert m, log
     assert log.index("is starting") < m.start()
@@ -123,9 +123,9 @@ def test_ignored_directive_warnings_reach_the_log_file(procs, tmp):
 
 def test_ignored_directive_warnings_on_stderr_without_log_file(procs):
     port = free_port()
-    p = procs("ferry", ["--port", port, "--save", "", "--always-show-logo", "yes"], log=False)
+    p = procs("ferry", ["--port", port, "--save", "", "--propagation-error-behavior", "panic"], log=False)
     wait_port(port, p)
     out = p.output()
-    assert "ferry: <command line>:3: 'always-show-logo' is not implemented by ferry; the setting is accepted and " \
+    assert "ferry: <command line>:3: 'propagation-error-behavior' is not implemented by ferry; the setting is accepted and " \
            "ignored\n" in out, out
     assert out.count("not implemented") == 1, out
