@@ -15,11 +15,10 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 typedef struct tls_conn tls_conn;
 
-/* 1 when the server is built with OpenSSL. */
-int tls_built_in(void);
 /* Builds a context from the tls-* settings of srv.cfg and puts it in force
  * for the connections accepted from now on (established ones keep theirs).
  * 0, or -1 after logging Redis's reason ("No tls-cert-file configured!",
@@ -31,8 +30,6 @@ tls_conn *tls_conn_new(int fd);
 /* The client side, for the link to our primary (tls-replication). */
 tls_conn *tls_conn_connect(int fd);
 void tls_conn_free(tls_conn *t);
-/* The handshake is done: data can flow. */
-int tls_conn_ready(const tls_conn *t);
 /* One step of the handshake (either side): 1 done, 0 in progress (it waits for
  * the socket to be readable, or writable when *want_write), -1 failed with
  * OpenSSL's reason in err. Never blocks. */
@@ -50,5 +47,15 @@ int tls_has_pending(const tls_conn *t);
  * offered again, first, on the next call (they may sit in a half-sent
  * record). */
 ssize_t tls_writev(tls_conn *t, const struct iovec *iov, int cnt);
+
+/* One read or write of a connection that is TLS when t is non-NULL, else
+ * the plain socket fd (the replication links' short exchanges). */
+static inline ssize_t tls_or_plain_read(tls_conn *t, int fd, void *buf, size_t n) {
+    return t ? tls_read(t, buf, n) : read(fd, buf, n);
+}
+static inline ssize_t tls_or_plain_write(tls_conn *t, int fd, const void *p, size_t n) {
+    struct iovec iov = {(void *)p, n};
+    return t ? tls_writev(t, &iov, 1) : write(fd, p, n);
+}
 
 #endif

@@ -664,7 +664,7 @@ static void read_again(client *c) {
 /* One read of up to room bytes into dst, counted. Returns the bytes read;
  * 0 when none were (EAGAIN) or when the client is gone (EOF, error: freed). */
 static size_t read_some(client *c, int fd, char *dst, size_t room) {
-    ssize_t n = c->tls ? tls_read(c->tls, dst, room) : read(fd, dst, room);
+    ssize_t n = tls_or_plain_read(c->tls, fd, dst, room);
     srv.stats.reads++;
     if (n <= 0) {
         if (n == 0 || (errno != EAGAIN && errno != EINTR)) read_failed(c, n);

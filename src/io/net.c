@@ -244,6 +244,7 @@ static void tls_established(client *c) {
     socklen_t salen = sizeof sa;
     if (srv.cfg.protected_mode && !srv.cfg.requirepass && getpeername(c->fd, (struct sockaddr *)&sa, &salen) == 0 &&
         protected_mode_refuses(1, 0, &sa)) {
+        ev_del(srv.el, c->fd, EV_READABLE); /* nothing more is read: the handshake handler would run again */
         reply_raw(c, PROTECTED_MODE_DENIED, PROTECTED_MODE_DENIED_LEN);
         c->flags |= CF_CLOSE_AFTER_REPLY;
         srv.stats.rejected_conn++;

@@ -52,7 +52,6 @@ enum { P_TLS1 = 1, P_TLS11 = 2, P_TLS12 = 4, P_TLS13 = 8 };
 
 struct tls_conn {
     SSL *ssl;
-    int ready;          /* the handshake is done */
     int sticky;         /* the end or an error met after returning bytes: the next read reports it */
     int sticky_errno;   /* its errno, 0 for the end of the stream */
 };
@@ -61,10 +60,7 @@ static struct {
     SSL_CTX *ctx;       /* for accepted connections; NULL until configured */
     SSL_CTX *client_ctx; /* for the connection to our primary (tls-replication) */
     char stage[TLS_RECORD];
-    int inited;
 } T;
-
-int tls_built_in(void) { return 1; }
 
 /* A tls-* value as a string; "" when unset. The caller frees it. */
 static char *setting(const char *name) {
@@ -216,8 +212,6 @@ static void set_session_cache(SSL_CTX *ctx) {
     SSL_CTX_set_session_id_context(ctx, (const unsigned char *)"ferry", 5);
 }
 
-static int configure(void);
-
 /* The settings both contexts share: options, buffers, protocols, ciphers. */
 static SSL_CTX *new_context(const SSL_METHOD *method) {
     SSL_CTX *ctx = SSL_CTX_new(method);
@@ -260,20 +254,7 @@ static SSL_CTX *client_context(void) {
     return NULL;
 }
 
-/* OpenSSL's error queue is left empty by every call here, so the hot
- * paths (tls_read, tls_writev) need not clear it before each SSL call for
- * SSL_get_error to read it right: they clear it after each failure. */
-int tls_configure(void) {
-    int rc = configure();
-    ERR_clear_error();
-    return rc;
-}
-
 static int configure(void) {
-    if (!T.inited) {
-        OPENSSL_init_ssl(OPENSSL_INIT_LOAD_SSL_STRINGS | OPENSSL_INIT_LOAD_CRYPTO_STRINGS, NULL);
-        T.inited = 1;
-    }
     if (check_required() != 0) return -1;
     SSL_CTX *sctx = server_context(), *cctx = sctx ? client_context() : NULL;
     if (!cctx) {
@@ -285,6 +266,15 @@ static int configure(void) {
     T.ctx = sctx;
     T.client_ctx = cctx;
     return 0;
+}
+
+/* OpenSSL's error queue is left empty by every call here, so the hot
+ * paths (tls_read, tls_writev) need not clear it before each SSL call for
+ * SSL_get_error to read it right: they clear it after each failure. */
+int tls_configure(void) {
+    int rc = configure();
+    ERR_clear_error();
+    return rc;
 }
 
 static tls_conn *conn_new(SSL_CTX *ctx, int fd, int accept) {
@@ -313,8 +303,6 @@ void tls_conn_free(tls_conn *t) {
     zfree(t);
 }
 
-int tls_conn_ready(const tls_conn *t) { return t->ready; }
-
 /* Why an SSL call failed, for the log. */
 static void describe_failure(char *err, size_t errlen) {
     if (ERR_peek_error()) ssl_error_text(err, errlen);
@@ -325,10 +313,7 @@ int tls_handshake(tls_conn *t, int *want_write, char *err, size_t errlen) {
     ERR_clear_error();
     errno = 0;
     int r = SSL_do_handshake(t->ssl);
-    if (r == 1) {
-        t->ready = 1;
-        return 1;
-    }
+    if (r == 1) return 1;
     int e = SSL_get_error(t->ssl, r);
     if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
         *want_write = e == SSL_ERROR_WANT_WRITE;

@@ -7,8 +7,6 @@
 #include "server.h"
 #include <errno.h>
 
-int tls_built_in(void) { return 0; }
-
 int tls_configure(void) {
     server_log(LOG_WARNING_, "TLS is not supported by this build of ferry (built with TLS=no).");
     return -1;
@@ -25,7 +23,6 @@ tls_conn *tls_conn_connect(int fd) {
 }
 
 void tls_conn_free(tls_conn *t) { (void)t; }
-int tls_conn_ready(const tls_conn *t) { return t != NULL; }
 
 int tls_handshake(tls_conn *t, int *want_write, char *err, size_t errlen) {
     (void)t, (void)want_write, (void)err, (void)errlen;

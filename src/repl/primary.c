@@ -40,11 +40,7 @@
 
 static long long config_ll(const char *name) { return config_get_ll(&srv.cfg, name); }
 
-/* One write on a replica's connection, clear or TLS. */
-static ssize_t link_write(client *c, const char *p, size_t n) {
-    struct iovec iov = {(void *)p, n};
-    return c->tls ? tls_writev(c->tls, &iov, 1) : write(c->fd, p, n);
-}
+static ssize_t link_write(client *c, const char *p, size_t n) { return tls_or_plain_write(c->tls, c->fd, p, n); }
 
 /* A short write on a replica's socket outside the event loop (+FULLRESYNC,
  * keep-alive newlines): a fresh or idle socket takes it at once; waits at

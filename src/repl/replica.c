@@ -125,12 +125,8 @@ static void drop_master(void) {
 
 /* ---- sending and reading lines -------------------------------------------------- */
 
-static ssize_t link_write(const char *p, size_t n) {
-    struct iovec iov = {(void *)p, n};
-    return rs.tls ? tls_writev(rs.tls, &iov, 1) : write(rs.fd, p, n);
-}
-
-static ssize_t link_read(void *buf, size_t n) { return rs.tls ? tls_read(rs.tls, buf, n) : read(rs.fd, buf, n); }
+static ssize_t link_write(const char *p, size_t n) { return tls_or_plain_write(rs.tls, rs.fd, p, n); }
+static ssize_t link_read(void *buf, size_t n) { return tls_or_plain_read(rs.tls, rs.fd, buf, n); }
 
 static int send_all(const char *p, size_t n) {
     while (n) {

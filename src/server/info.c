@@ -193,7 +193,8 @@ static void sec_server(sbuf *b) {
               "uptime_in_seconds:%lld\r\nuptime_in_days:%lld\r\nhz:%d\r\nconfigured_hz:%d\r\nlru_clock:%u\r\n"
               "executable:%s\r\nconfig_file:%s\r\nio_threads_active:0\r\nferry_version:%s\r\n",
               FERRY_VERSION, build_id(), u.sysname, u.release, u.machine, (int)(sizeof(void *) * 8),
-              ev_backend_name(), gcc_major, gcc_minor, gcc_patch, (long)getpid(), supervise_info(), srv.runid, srv.cfg.port ? srv.cfg.port : srv.cfg.tls_port,
+              ev_backend_name(), gcc_major, gcc_minor, gcc_patch, (long)getpid(), supervise_info(), srv.runid,
+              srv.cfg.port ? srv.cfg.port : srv.cfg.tls_port, /* Redis shows the TLS port when port is 0 */
               (long long)tv.tv_sec * 1000000 + tv.tv_usec, uptime, uptime / 86400, srv.cfg.hz, srv.cfg.hz,
               (unsigned)(srv.lruclock & 0xffffff), executable_path(),
               srv.cfg.config_file ? srv.cfg.config_file : "", FERRY_OWN_VERSION);
