@@ -43,8 +43,9 @@ endif
 # src/ by layer, lowest first: base (allocator, dict, encodings, buffers),
 # keyspace (databases and value types), io (event loop, sockets, parser,
 # clients, replies), commands (dispatch, the command groups, propagation),
-# persist (RDB, AOF), repl (replication), script (Lua), server (start-up, config, INFO).
-LAYERS    := base keyspace io commands persist repl script server
+# persist (RDB, AOF), repl (replication), cluster (Redis Cluster: slots, bus,
+# nodes.conf), script (Lua), server (start-up, config, INFO).
+LAYERS    := base keyspace io commands persist repl cluster script server
 SRCS      := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c))
 TLS      ?= yes
 ifeq ($(TLS),yes)

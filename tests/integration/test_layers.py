@@ -10,7 +10,7 @@ import os
 import re
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-LAYERS = ["base", "keyspace", "io", "commands", "persist", "repl", "script", "server"]
+LAYERS = ["base", "keyspace", "io", "commands", "persist", "repl", "cluster", "script", "server"]
 
 # Headers whose module has no .c of the same name: the layer they belong to.
 HEADER_LAYER = {
