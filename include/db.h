@@ -39,8 +39,11 @@ static inline uint8_t db_string_enc(const char *p, size_t len) {
  * Active expiry walks the array, and the volatile-* eviction policies
  * sample it, however few of the keys have a TTL. Positions are 32-bit: up
  * to 2^32 volatile keys per database (some 400 GB of keys). */
+struct slot_index;
+
 typedef struct db {
     dict keys;
+    struct slot_index *slots;       /* per-slot key lists (cluster mode), or NULL: db_slots.c */
     int id;
     size_t expires;                 /* keys with an expiry: entries of vol */
     dnode **vol;                    /* volatile index */
@@ -149,8 +152,10 @@ void db_load_begin(db_load *l, db *d);
 int db_load_add(db_load *l, dnode *n, size_t tag, size_t *dup_tag);
 /* 0, or -1 (first duplicate's tag) after freeing every duplicate. */
 int db_load_end(db_load *l, size_t *dup_tag);
-/* Insert a node built by db_node_new (its key must not exist); raises "new". */
-void db_add_node(db *d, dnode *n);
+/* Insert a node built by db_node_new (its key must not exist); raises "new".
+ * Returns the node as stored (reshaped when built for the other kind of db,
+ * db_slots.c). */
+dnode *db_add_node(db *d, dnode *n);
 /* Add a new key (must not exist) with a typed pointer value; raises "new". */
 dnode *db_add_ptr(db *d, const char *key, size_t klen, int type, int enc, void *ptr, int64_t expire_ms);
 /* Set key to a typed pointer value, replacing any value and TTL it has
@@ -200,6 +205,34 @@ size_t db_replica_tracked_keys(void);
 /* Rehash/shrink step from cron. */
 void db_cron_rehash(long budget_us);
 int db_is_expired(const dnode *n);
+
+/* The per-slot key index (cluster mode: db_slots.c). db_enable_slot_index
+ * is called once, for db 0, before any key exists; after it every key of d
+ * is in the list of its hash slot (crc16.h), so the keys of one slot are
+ * counted in O(1) and listed or deleted without scanning the keyspace.
+ * Without it (standalone) nothing is spent. SWAPDB swaps the index with the
+ * keys it lists. */
+void db_enable_slot_index(db *d);
+int db_slot_indexed(const db *d);
+/* Keys of the slot (expired ones not yet deleted included, as Redis's
+ * CLUSTER COUNTKEYSINSLOT). 0 when d is not indexed. */
+size_t db_slot_count(const db *d, unsigned slot);
+/* Calls fn(arg, key, klen) for up to max keys of the slot (any order) and
+ * returns how many; fn must not change d (CLUSTER GETKEYSINSLOT). */
+typedef void db_slot_key_fn(void *arg, const char *key, size_t klen);
+size_t db_slot_keys(db *d, unsigned slot, size_t max, db_slot_key_fn *fn, void *arg);
+/* Deletes every key of the slot (a slot this node lost), as the server
+ * deletes a key by itself: the key-gone hook (propagated as DEL), WATCH and
+ * tracking are told, the value freed as lazyfree-lazy-server-del says; no
+ * keyspace event. Returns how many keys were deleted. */
+size_t db_slot_delete_all(db *d, unsigned slot);
+/* Bytes of d's slot index arrays (MEMORY STATS overhead). */
+size_t db_slot_overhead(const db *d);
+/* Consistency of d's slot index against its key table (tests): the number
+ * of problems found; 0 when every key is in the list of its slot exactly
+ * once, with the right links and counts (or, not indexed, when no node
+ * carries links). */
+size_t db_slot_check(db *d);
 
 /* Free hooks per type, set by the type modules. */
 typedef void value_free_fn(void *ptr);

@@ -10,7 +10,11 @@
  * bytes, against 112 from malloc with a 24-byte header. The expiry slot is
  * 12 bytes: the int64 expiry (unix ms) and the uint32 position of the key
  * in its database's index of volatile keys (db.c), so that index can drop
- * or move an entry in O(1).
+ * or move an entry in O(1). A keyspace node of a slot-indexed database
+ * (cluster mode, db_slots.c) carries DN_LINK_SLOT more bytes after its
+ * value: the previous and next node of its hash slot's list. They sit at
+ * the end so that finding a key (dn_key) costs the same with or without
+ * them; this file only sizes and carries them along.
  *
  * Buckets grow at load factor 2 (and shrink below 1/8), so a table costs 4-8
  * bytes per key instead of 8-16.
@@ -41,13 +45,16 @@
 #define DN_WIDE 0x02                /* key >= 255 or value >= 65535 bytes: uint32 klen, vlen follow [expiry] */
 #define DN_PINNED 0x04              /* a client's unsent reply points into the value (io/outbuf.c):
                                      * call dn_prepare_change before writing it in place or freeing it */
+#define DN_SLOTLINK 0x08            /* DN_LINK_SLOT bytes follow the value: the node's links in its hash slot's
+                                     * list (db_slots.c); every reshape carries them to the new node */
 #define DN_NOSHARE 0x80             /* COPY result: OBJECT REFCOUNT reports 1, not the shared-int count */
-#define DN_SHAPE_FLAGS (DN_EXPIRE | DN_WIDE | DN_PINNED) /* flags of this node's memory, not of its value */
+#define DN_SHAPE_FLAGS (DN_EXPIRE | DN_WIDE | DN_PINNED | DN_SLOTLINK) /* flags of this node's memory, not of its value */
 
 #define DN_KLEN_SHORT_MAX 254       /* longest key held in klen8 */
 #define DN_VLEN_SHORT_MAX 65534     /* longest value held in vlen16 */
 
 #define DN_EXPIRE_SLOT 12           /* int64 expiry, uint32 volatile-index position */
+#define DN_LINK_SLOT 16             /* DN_SLOTLINK: previous and next node pointers */
 
 /* 16 bytes of header. `lru` is Redis's 24-bit field: the LRU clock in
  * seconds, or under an LFU policy 16 bits of minutes and an 8-bit counter
@@ -90,7 +97,12 @@ static inline void dn_set_vidx(dnode *n, uint32_t i) { __builtin_memcpy(n->data 
 static inline size_t dn_size(uint32_t klen, uint32_t vlen, int with_expire) {
     return sizeof(dnode) + (with_expire ? DN_EXPIRE_SLOT : 0) + (dn_needs_wide(klen, vlen) ? 8 : 0) + klen + vlen;
 }
-static inline size_t dn_node_size(const dnode *n) { return dn_size(dn_klen(n), dn_vlen(n), n->flags & DN_EXPIRE); }
+static inline size_t dn_link_slot(unsigned flags) { return (flags & DN_SLOTLINK) ? DN_LINK_SLOT : 0; }
+static inline size_t dn_node_size(const dnode *n) {
+    return dn_size(dn_klen(n), dn_vlen(n), n->flags & DN_EXPIRE) + dn_link_slot(n->flags);
+}
+/* The DN_LINK_SLOT bytes after the value (nodes with DN_SLOTLINK; unaligned). */
+static inline char *dn_links(const dnode *n) { return dn_val(n) + dn_vlen(n); }
 
 /* Pinned nodes (DN_PINNED). The layer that pins a node sets the hooks: the
  * first makes every reply pointing into n carry its own copy of the bytes
@@ -110,8 +122,13 @@ static inline void dn_prepare_change(struct dnode *n) {
  * zmalloc. All return zeroed headers with the lengths and expiry slot set;
  * the caller fills type/enc/lru/flags, key and value. */
 dnode *dn_new(uint32_t klen, uint32_t vlen, int with_expire);
-/* The header of a node the caller allocated itself (dn_size bytes at n). */
+/* The same for a shape given as flags: DN_EXPIRE and/or DN_SLOTLINK (the
+ * link bytes are left for the caller to fill). */
+dnode *dn_new_shaped(uint32_t klen, uint32_t vlen, unsigned shape);
+/* The header of a node the caller allocated itself (dn_size bytes at n,
+ * DN_LINK_SLOT more with DN_SLOTLINK). */
 void dn_init(dnode *n, uint32_t klen, uint32_t vlen, int with_expire);
+void dn_init_shaped(dnode *n, uint32_t klen, uint32_t vlen, unsigned shape);
 void dn_free(dnode *n);
 /* Freeing nodes from a thread other than the event loop's (lazyfree.c):
  * the thread calls dn_remote_thread() once, then dn_remote_flush() after
@@ -122,13 +139,16 @@ void dn_remote_flush(void);
 void dn_remote_collect(void);
 /* Bytes the allocator holds for n (MEMORY USAGE). */
 size_t dn_usable(const dnode *n);
-/* The same node (header, expiry, key, the first min(old, new) value bytes)
- * with value length newvlen; n is freed unless returned. */
+/* The same node (header, expiry, key, the first min(old, new) value bytes,
+ * links) with value length newvlen; n is freed unless returned. */
 dnode *dn_resize_value(dnode *n, uint32_t newvlen);
 /* The same node with the expiry slot added (with_expire) or removed. */
 dnode *dn_with_expire_slot(dnode *n, int with_expire);
 /* The same node (header, expiry, value) under another key; n is freed. */
 dnode *dn_rekey(dnode *n, const char *key, uint32_t klen);
+/* The same node with the link bytes (DN_SLOTLINK) added, contents
+ * undefined, or removed; n is freed unless returned. */
+dnode *dn_with_links(dnode *n, int with_links);
 
 typedef struct dict {
     dnode **table[2];

@@ -13,6 +13,11 @@
  * Accounting: used_memory (zmalloc_used) counts live node bytes, not the
  * pages, so eviction under maxmemory sees frees at once.
  *
+ * A keyspace node of a slot-indexed database has DN_LINK_SLOT bytes after
+ * its value (DN_SLOTLINK, db_slots.c): every size computed here counts
+ * them, and every reshape below carries them to the new node (an in-place
+ * resize moves them to the value's new end).
+ *
  * Under AddressSanitizer every node comes from zmalloc instead, so overflows
  * between neighbouring nodes are still caught.
  *
@@ -160,9 +165,9 @@ static void slab_free(void *p, size_t n) {
 }
 
 /* Header for the given shape; everything else zero. */
-void dn_init(dnode *n, uint32_t klen, uint32_t vlen, int with_expire) {
+void dn_init_shaped(dnode *n, uint32_t klen, uint32_t vlen, unsigned shape) {
     memset(n, 0, sizeof *n);
-    n->flags = (with_expire ? DN_EXPIRE : 0) | (dn_needs_wide(klen, vlen) ? DN_WIDE : 0);
+    n->flags = (shape & (DN_EXPIRE | DN_SLOTLINK)) | (dn_needs_wide(klen, vlen) ? DN_WIDE : 0);
     if (n->flags & DN_WIDE) {
         char *w = n->data + dn_expire_slot(n->flags);
         memcpy(w, &klen, 4);
@@ -173,10 +178,18 @@ void dn_init(dnode *n, uint32_t klen, uint32_t vlen, int with_expire) {
     }
 }
 
-dnode *dn_new(uint32_t klen, uint32_t vlen, int with_expire) {
-    dnode *n = slab_alloc(dn_size(klen, vlen, with_expire));
-    dn_init(n, klen, vlen, with_expire);
+void dn_init(dnode *n, uint32_t klen, uint32_t vlen, int with_expire) {
+    dn_init_shaped(n, klen, vlen, with_expire ? DN_EXPIRE : 0);
+}
+
+dnode *dn_new_shaped(uint32_t klen, uint32_t vlen, unsigned shape) {
+    dnode *n = slab_alloc(dn_size(klen, vlen, shape & DN_EXPIRE) + dn_link_slot(shape));
+    dn_init_shaped(n, klen, vlen, shape);
     return n;
+}
+
+dnode *dn_new(uint32_t klen, uint32_t vlen, int with_expire) {
+    return dn_new_shaped(klen, vlen, with_expire ? DN_EXPIRE : 0);
 }
 
 void (*dn_unpin_hook)(dnode *n);
@@ -212,9 +225,10 @@ static int same_block(size_t from, size_t to, const dnode *n) {
 }
 
 /* A new node of the given shape carrying n's header fields (type, enc,
- * lru, flags other than the shape bits), expiry and key. */
-static dnode *reshape(const dnode *n, uint32_t klen, uint32_t vlen, int with_expire) {
-    dnode *m = dn_new(klen, vlen, with_expire);
+ * lru, flags other than the shape bits), expiry and key. The link bytes,
+ * if any, are copied by the caller once the value is in place. */
+static dnode *reshape(const dnode *n, uint32_t klen, uint32_t vlen, int with_expire, int with_links) {
+    dnode *m = dn_new_shaped(klen, vlen, (with_expire ? DN_EXPIRE : 0) | (with_links ? DN_SLOTLINK : 0));
     m->next = n->next; /* callers relink m where n was */
     m->type = n->type;
     m->enc = n->enc;
@@ -224,21 +238,32 @@ static dnode *reshape(const dnode *n, uint32_t klen, uint32_t vlen, int with_exp
     return m;
 }
 
+/* n's link bytes into m (both with DN_SLOTLINK, m's value length set). */
+static void copy_links(dnode *m, const dnode *n) {
+    if ((n->flags & DN_SLOTLINK) && (m->flags & DN_SLOTLINK)) memcpy(dn_links(m), dn_links(n), DN_LINK_SLOT);
+}
+
 dnode *dn_resize_value(dnode *n, uint32_t newvlen) {
     uint32_t klen = dn_klen(n), vlen = dn_vlen(n);
     if (newvlen == vlen) return n;
     dn_prepare_change(n);
     int exp = (n->flags & DN_EXPIRE) != 0;
+    size_t links = dn_link_slot(n->flags);
     if (dn_needs_wide(klen, vlen) == dn_needs_wide(klen, newvlen) &&
-        same_block(dn_size(klen, vlen, exp), dn_size(klen, newvlen, exp), n)) {
-        /* same block and layout: only the length changes */
+        same_block(dn_size(klen, vlen, exp) + links, dn_size(klen, newvlen, exp) + links, n)) {
+        /* same block and layout: only the length changes, and the links
+         * move to the value's new end */
+        char saved[DN_LINK_SLOT];
+        if (links) memcpy(saved, dn_links(n), DN_LINK_SLOT);
         if (n->flags & DN_WIDE) memcpy(n->data + dn_expire_slot(n->flags) + 4, &newvlen, 4);
         else n->vlen16 = (uint16_t)newvlen;
+        if (links) memcpy(dn_links(n), saved, DN_LINK_SLOT);
         return n;
     }
-    dnode *m = reshape(n, klen, newvlen, exp);
+    dnode *m = reshape(n, klen, newvlen, exp, links != 0);
     memcpy(dn_key(m), dn_key(n), klen);
     memcpy(dn_val(m), dn_val(n), vlen < newvlen ? vlen : newvlen);
+    copy_links(m, n);
     dn_free(n);
     return m;
 }
@@ -247,8 +272,8 @@ dnode *dn_with_expire_slot(dnode *n, int with_expire) {
     int has = (n->flags & DN_EXPIRE) != 0;
     if (has == (with_expire != 0)) return n;
     uint32_t klen = dn_klen(n), vlen = dn_vlen(n);
-    dnode *m = reshape(n, klen, vlen, with_expire);
-    memcpy(dn_key(m), dn_key(n), (size_t)klen + vlen);
+    dnode *m = reshape(n, klen, vlen, with_expire, (n->flags & DN_SLOTLINK) != 0);
+    memcpy(dn_key(m), dn_key(n), (size_t)klen + vlen + dn_link_slot(n->flags));
     dn_free(n);
     return m;
 }
@@ -256,9 +281,21 @@ dnode *dn_with_expire_slot(dnode *n, int with_expire) {
 dnode *dn_rekey(dnode *n, const char *key, uint32_t klen) {
     uint32_t vlen = dn_vlen(n);
     int exp = (n->flags & DN_EXPIRE) != 0;
-    dnode *m = reshape(n, klen, vlen, exp);
+    dnode *m = reshape(n, klen, vlen, exp, (n->flags & DN_SLOTLINK) != 0);
     memcpy(dn_key(m), key, klen);
     memcpy(dn_val(m), dn_val(n), vlen);
+    copy_links(m, n);
+    dn_free(n);
+    return m;
+}
+
+dnode *dn_with_links(dnode *n, int with_links) {
+    int has = (n->flags & DN_SLOTLINK) != 0;
+    if (has == (with_links != 0)) return n;
+    uint32_t klen = dn_klen(n), vlen = dn_vlen(n);
+    dn_prepare_change(n);
+    dnode *m = reshape(n, klen, vlen, (n->flags & DN_EXPIRE) != 0, with_links);
+    memcpy(dn_key(m), dn_key(n), (size_t)klen + vlen);
     dn_free(n);
     return m;
 }

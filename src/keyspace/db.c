@@ -4,8 +4,14 @@
  * Active expiry walks each database's volatile index with a cursor, within
  * a time budget per cron tick, so keys that are never touched again still
  * free their memory, at a cost that depends on the number of keys with a
- * TTL and not on the size of the keyspace. */
+ * TTL and not on the size of the keyspace.
+ *
+ * In cluster mode database 0 also keeps a list of keys per hash slot
+ * (db_slots.c); every place below where a key node enters, leaves or moves
+ * tells it, behind one slots_on(d) test. */
 #include "db.h"
+#include "crc16.h"
+#include "db_slots.h"
 #include "evict.h"
 #include "frand.h"
 #include "lazyfree.h"
@@ -152,6 +158,7 @@ static void delete_expired(db *d, dnode *n) {
     const char *key = dn_key(n);
     dnode *u = dict_unlink(&d->keys, key, klen);
     vol_del(d, u);
+    if (slots_on(d)) slots_del(d, u);
     srv.stats.expiredkeys++;
     db_event(d, DB_EV_EXPIRED, dn_key(u), klen);
     if (srv.watched_keys || srv.blocked_clients || srv.tracking_live) {
@@ -218,13 +225,18 @@ dnode *db_lookup_write(db *d, const char *key, size_t klen) {
     return n;
 }
 
+/* The link shape (DN_SLOTLINK or 0) of d's nodes. */
+static unsigned links_of(const db *d) { return d->slots ? DN_SLOTLINK : 0; }
+
 /* A string node with key and expiry set, its value bytes left to fill:
- * in a new allocation, or in blk (db_set_string_block). */
-static dnode *node_new(const char *key, size_t klen, size_t vlen, int64_t expire_ms, void *blk) {
+ * in a new allocation, or in blk (db_set_string_block); links: DN_SLOTLINK
+ * for a node of an indexed db (links_of). */
+static dnode *node_new(const char *key, size_t klen, size_t vlen, int64_t expire_ms, void *blk, unsigned links) {
     int has_exp = expire_ms >= 0;
+    unsigned shape = (has_exp ? DN_EXPIRE : 0) | links;
     dnode *n = blk;
-    if (n) dn_init(n, (uint32_t)klen, (uint32_t)vlen, has_exp);
-    else n = dn_new((uint32_t)klen, (uint32_t)vlen, has_exp);
+    if (n) dn_init_shaped(n, (uint32_t)klen, (uint32_t)vlen, shape);
+    else n = dn_new_shaped((uint32_t)klen, (uint32_t)vlen, shape);
     n->type = OBJ_STRING;
     n->enc = ENC_RAW;
     evict_stamp_new(n);
@@ -237,12 +249,32 @@ size_t db_string_block_head(size_t klen, size_t vlen, int with_expire) {
     return dn_size((uint32_t)klen, (uint32_t)vlen, with_expire) - vlen;
 }
 
+/* blk, a caller's block holding a value for a node with links, with room
+ * for the links after the value (moved by zrealloc if it has none). */
+static void *block_with_links(void *blk, size_t klen, size_t vlen, int has_exp) {
+    size_t need = dn_size((uint32_t)klen, (uint32_t)vlen, has_exp) + DN_LINK_SLOT;
+    return zmalloc_size(blk) >= need ? blk : zrealloc(blk, need);
+}
+
+/* n, detached, entering d: with link bytes exactly when d is indexed
+ * (reshaped if built for the other kind), and in its slot's list. One
+ * test in standalone mode. Call before vol_add (a reshape moves n). */
+static dnode *slots_enter(db *d, dnode *n) {
+    if (__builtin_expect(d->slots != NULL || (n->flags & DN_SLOTLINK), 0)) {
+        n = dn_with_links(n, d->slots != NULL);
+        if (d->slots) slots_add(d, n);
+    }
+    return n;
+}
+
 /* db_set_string, the value's bytes given (val) or already in blk. */
 static dnode *set_string(db *d, const char *key, size_t klen, const char *val, size_t vlen, int64_t expire_ms,
                          void *blk) {
     uint64_t h = db_key_hash(key, klen);
     dnode **link = dict_find_link_hashed(&d->keys, key, klen, h);
     int has_exp = expire_ms >= 0;
+    unsigned links = links_of(d);
+    if (blk && links) blk = block_with_links(blk, klen, vlen, has_exp);
     if (link) {
         dnode *old = *link;
         int expired = (old->flags & DN_EXPIRE) && dn_expire(old) < srv.now_ms;
@@ -256,16 +288,17 @@ static dnode *set_string(db *d, const char *key, size_t klen, const char *val, s
             dn_prepare_change(old);
             memcpy(dn_val(old), val, vlen);
             if (has_exp) dn_set_expire_field(old, expire_ms);
-            old->flags &= DN_EXPIRE | DN_WIDE;
+            old->flags &= DN_EXPIRE | DN_WIDE | DN_SLOTLINK;
             old->enc = ENC_RAW;
             evict_stamp_replace(old, old, expired);
             return old;
         }
-        dnode *n = node_new(key, klen, vlen, expire_ms, blk);
+        dnode *n = node_new(key, klen, vlen, expire_ms, blk, links);
         if (!blk) memcpy(dn_val(n), val, vlen);
         evict_stamp_replace(n, old, expired);
         n->next = old->next;
         *link = n;
+        if (slots_on(d)) slots_take_over(d, old, n);
         if (!(old->flags & DN_EXPIRE)) {
             if (has_exp) vol_add(d, n);
         } else if (has_exp) {
@@ -277,9 +310,10 @@ static dnode *set_string(db *d, const char *key, size_t klen, const char *val, s
         lazyfree_free_node(old, LAZY_SERVER_DEL);
         return n;
     }
-    dnode *n = node_new(key, klen, vlen, expire_ms, blk);
+    dnode *n = node_new(key, klen, vlen, expire_ms, blk, links);
     if (!blk) memcpy(dn_val(n), val, vlen);
     if (has_exp) vol_add(d, n);
+    if (slots_on(d)) slots_add(d, n);
     dict_add_h(&d->keys, n, h);
     db_event(d, DB_EV_NEW, key, klen);
     return n;
@@ -296,7 +330,7 @@ dnode *db_set_string_block(db *d, const char *key, size_t klen, void *blk, size_
 void db_reserve(db *d, size_t nkeys) { dict_reserve(&d->keys, nkeys); }
 
 dnode *db_node_new(const char *key, size_t klen, size_t vlen, int64_t expire_ms) {
-    return node_new(key, klen, vlen, expire_ms, NULL);
+    return node_new(key, klen, vlen, expire_ms, NULL, slots_default_shape());
 }
 
 void db_load_begin(db_load *l, db *d) {
@@ -306,10 +340,12 @@ void db_load_begin(db_load *l, db *d) {
 
 static void drop_duplicate(db *d, dnode *dup) {
     if (dup->flags & DN_EXPIRE) vol_del(d, dup);
+    if (slots_on(d)) slots_del(d, dup);
     db_free_node(dup);
 }
 
 int db_load_add(db_load *l, dnode *n, size_t tag, size_t *dup_tag) {
+    n = slots_enter(l->d, n);
     if (n->flags & DN_EXPIRE) vol_add(l->d, n);
     dnode *dup = dict_batch_add(&l->b, n, dict_hash(dn_key(n), dn_klen(n)), tag, dup_tag);
     if (!dup) return 0;
@@ -330,29 +366,31 @@ int db_load_end(db_load *l, size_t *dup_tag) {
 }
 
 dnode *db_add_ptr(db *d, const char *key, size_t klen, int type, int enc, void *ptr, int64_t expire_ms) {
-    dnode *n = node_new(key, klen, sizeof ptr, expire_ms, NULL);
+    dnode *n = node_new(key, klen, sizeof ptr, expire_ms, NULL, links_of(d));
     n->type = (uint8_t)type;
     n->enc = (uint8_t)enc;
     memcpy(dn_val(n), &ptr, sizeof ptr);
-    db_add_node(d, n);
-    return n;
+    return db_add_node(d, n);
 }
 
-void db_add_node(db *d, dnode *n) {
+dnode *db_add_node(db *d, dnode *n) {
+    n = slots_enter(d, n);
     if (n->flags & DN_EXPIRE) vol_add(d, n);
     dict_add(&d->keys, n);
     db_event(d, DB_EV_NEW, dn_key(n), dn_klen(n));
+    return n;
 }
 
 dnode *db_set_ptr(db *d, const char *key, size_t klen, int type, int enc, void *ptr) {
     dnode *old = db_lookup(d, key, klen);
     if (!old) return db_add_ptr(d, key, klen, type, enc, ptr, -1);
-    dnode *n = node_new(key, klen, sizeof ptr, -1, NULL);
+    dnode *n = node_new(key, klen, sizeof ptr, -1, NULL, links_of(d));
     n->type = (uint8_t)type;
     n->enc = (uint8_t)enc;
     memcpy(dn_val(n), &ptr, sizeof ptr);
     dnode *u = db_unlink_node(d, key, klen);
     lazyfree_free_node(u, LAZY_SERVER_DEL);
+    if (slots_on(d)) slots_add(d, n);
     dict_add(&d->keys, n);
     return n;
 }
@@ -365,7 +403,10 @@ dnode *db_resize_value(db *d, dnode *n, size_t newvlen) {
     dnode **link = link_of(d, n);
     dnode *m = dn_resize_value(n, (uint32_t)newvlen);
     *link = m;
-    if (m != n && (m->flags & DN_EXPIRE)) vol_moved(d, m);
+    if (m != n) {
+        if (m->flags & DN_EXPIRE) vol_moved(d, m);
+        if (slots_on(d)) slots_moved(d, m);
+    }
     return m;
 }
 
@@ -378,6 +419,7 @@ dnode *db_set_expire(db *d, dnode *n, int64_t when_ms) {
     dnode **link = link_of(d, n);
     dnode *m = dn_with_expire_slot(n, 1);
     *link = m;
+    if (slots_on(d)) slots_moved(d, m);
     dn_set_expire_field(m, when_ms);
     vol_add(d, m);
     return m;
@@ -389,6 +431,7 @@ dnode *db_persist(db *d, dnode *n) {
     vol_del(d, n);
     dnode *m = dn_with_expire_slot(n, 0);
     *link = m;
+    if (slots_on(d)) slots_moved(d, m);
     return m;
 }
 
@@ -396,6 +439,7 @@ int db_delete_lazy(db *d, const char *key, size_t klen, int why) {
     dnode *n = dict_unlink(&d->keys, key, klen);
     if (!n) return 0;
     if (n->flags & DN_EXPIRE) vol_del(d, n);
+    if (slots_on(d)) slots_del(d, n);
     int expired = (n->flags & DN_EXPIRE) && dn_expire(n) < srv.now_ms;
     if (expired) srv.stats.expiredkeys++;
     lazyfree_free_node(n, why);
@@ -413,13 +457,16 @@ int db_delete_stored(db *d, const char *key, size_t klen) {
 
 dnode *db_unlink_node(db *d, const char *key, size_t klen) {
     dnode *n = dict_unlink(&d->keys, key, klen);
-    if (n && (n->flags & DN_EXPIRE)) vol_del(d, n);
+    if (!n) return NULL;
+    if (n->flags & DN_EXPIRE) vol_del(d, n);
+    if (slots_on(d)) slots_del(d, n);
     return n;
 }
 
 dnode *db_insert_node(db *d, dnode *n, const char *key, size_t klen) {
     if (dn_klen(n) != klen || memcmp(dn_key(n), key, klen) != 0) n = dn_rekey(n, key, (uint32_t)klen);
     n->next = NULL;
+    n = slots_enter(d, n);
     if (n->flags & DN_EXPIRE) vol_add(d, n);
     dict_add(&d->keys, n);
     db_event(d, DB_EV_NEW, dn_key(n), dn_klen(n));
@@ -428,7 +475,7 @@ dnode *db_insert_node(db *d, dnode *n, const char *key, size_t klen) {
 
 dnode *db_copy_node(const dnode *n, const char *key, size_t klen) {
     int exp = n->flags & DN_EXPIRE;
-    dnode *m = dn_new((uint32_t)klen, dn_vlen(n), exp);
+    dnode *m = dn_new_shaped((uint32_t)klen, dn_vlen(n), (exp ? DN_EXPIRE : 0) | (n->flags & DN_SLOTLINK));
     m->type = n->type;
     m->enc = n->enc;
     m->lru = n->lru;
@@ -456,6 +503,7 @@ static void forget_volatile(db *d) {
 void db_flush(db *d) {
     dict_clear(&d->keys, db_free_node);
     forget_volatile(d);
+    if (slots_on(d)) slots_clear(d);
 }
 
 void db_flush_async(db *d) {
@@ -463,6 +511,7 @@ void db_flush_async(db *d) {
     *old = d->keys;
     dict_init(&d->keys);
     forget_volatile(d);
+    if (slots_on(d)) slots_clear(d);
     lazyfree_free_dict(old);
 }
 
@@ -473,6 +522,21 @@ void db_swap(db *a, db *b) {
     int id = a->id;
     a->id = b->id;
     b->id = id;
+}
+
+size_t db_slot_delete_all(db *d, unsigned slot) {
+    size_t gone = 0;
+    if (!slots_on(d) || slot >= CLUSTER_SLOTS) return 0;
+    for (dnode *n; (n = slots_first(d, slot)) != NULL; gone++) {
+        size_t klen = dn_klen(n);
+        char *key = zstrndup(dn_key(n), klen); /* outlives the node for the signals */
+        db_key_gone(d, key, klen);
+        dnode *u = db_unlink_node(d, key, klen);
+        lazyfree_free_node(u, LAZY_SERVER_DEL);
+        signal_deleted_key(d, key, klen);
+        zfree(key);
+    }
+    return gone;
 }
 
 /* ---- active expiry ------------------------------------------------------- */

@@ -540,8 +540,7 @@ dnode *rdb_value_node(const char *key, size_t klen, rdb_value *v, int64_t expire
 
 dnode *rdb_value_store(db *d, const char *key, size_t klen, rdb_value *v, int64_t expire_ms) {
     dnode *n = rdb_value_node(key, klen, v, expire_ms);
-    db_add_node(d, n);
-    return n;
+    return db_add_node(d, n); /* the node as stored: reshaped for a slot-indexed db */
 }
 
 void rdb_value_set_access(dnode *n, long long idle_secs, int freq) {
