@@ -11,6 +11,7 @@
 #include "config.h"
 #include "config_internal.h"
 #include "evict.h"
+#include "file_atomic.h"
 #include "info.h"
 #include "notify.h"
 #include "sbuf.h"
@@ -379,41 +380,6 @@ static char *rewrite_text(const char *old, int force_all) {
     return out.p;
 }
 
-/* Writes next to the file, fsyncs, then renames over it. */
-static int write_atomically(const char *path, const char *text, char *err, size_t errlen) {
-    char tmp[PATH_MAX + 32];
-    struct stat st;
-    mode_t mode = stat(path, &st) == 0 ? (st.st_mode & 07777) : 0644;
-    snprintf(tmp, sizeof tmp, "%s.ferry-tmp-%d", path, (int)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-    if (fd == -1) goto fail;
-    size_t len = strlen(text), off = 0;
-    while (off < len) {
-        ssize_t w = write(fd, text + off, len - off);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) goto fail_fd;
-        off += (size_t)w;
-    }
-    if (fsync(fd) == -1) goto fail_fd;
-    if (close(fd) == -1) {
-        fd = -1;
-        goto fail_fd;
-    }
-    if (rename(tmp, path) == -1) {
-        fd = -1;
-        goto fail_fd;
-    }
-    return 0;
-fail_fd:;
-    int saved = errno;
-    if (fd != -1) close(fd);
-    unlink(tmp);
-    errno = saved;
-fail:
-    snprintf(err, errlen, "%s", strerror(errno));
-    return -1;
-}
-
 int config_rewrite_file(int force_all, char *err, size_t errlen) {
     if (!srv.cfg.config_file) {
         snprintf(err, errlen, "The server is running without a config file");
@@ -427,9 +393,8 @@ int config_rewrite_file(int force_all, char *err, size_t errlen) {
         snprintf(err, errlen, "Rewriting config file: %s", strerror(errno));
     } else {
         char *text = rewrite_text(old ? old : "", force_all);
-        char why[200];
-        rc = write_atomically(path, text, why, sizeof why);
-        if (rc) snprintf(err, errlen, "Rewriting config file: %s", why);
+        rc = file_write_atomic(path, text, strlen(text));
+        if (rc) snprintf(err, errlen, "Rewriting config file: %s", strerror(errno));
         zfree(text);
     }
     zfree(old);
