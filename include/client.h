@@ -97,6 +97,7 @@ typedef struct client {
     uint8_t repl_role;          /* CLIENT_REPL_*: the link to our primary, or a replica's link to us */
     uint8_t out_held;           /* its output is not written yet (a replica's stream during its full sync) */
     struct replica_link *repl;  /* a replica's state, on the primary */
+    uint8_t cluster_flags;      /* CLF_*: ASKING, READONLY (cluster mode) */
     /* identity & info */
     struct acl_user *user;      /* acl.h: NULL = the default user */
     char *name;
@@ -116,6 +117,10 @@ typedef struct client {
 } client;
 
 enum { CLIENT_REPL_NONE = 0, CLIENT_REPL_MASTER = 1, CLIENT_REPL_REPLICA = 2 };
+/* cluster_flags */
+#define CLF_ASKING 1                /* ASKING: the next command may use an importing slot */
+#define CLF_ASKING_FRESH 2          /* set by ASKING itself: kept past the ASKING command */
+#define CLF_READONLY 4              /* READONLY: a replica serves its master's slots' reads */
 
 /* Output staged and not yet written: the ring and the referenced values. */
 static inline size_t client_out_used(const client *c) { return ring_used(&c->out) + c->out_ref_bytes; }

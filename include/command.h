@@ -142,6 +142,12 @@ void command_dispatch_resolved(client *c, command *cmd);
  * message") refusing cmd to c (READONLY on a replica, NOREPLICAS, MASTERDOWN),
  * or NULL. Never asked for the primary's own stream. */
 extern const char *(*command_repl_refusal)(client *c, command *cmd);
+/* Set by the cluster layer in cluster mode (NULL otherwise). redirect: 1
+ * if c must go to another node or can't be served (the error is sent, the
+ * transaction discarded or flagged), else 0. local: 1 if cmd, as c sent
+ * it, is served here without asking redirect (the fast path's test). */
+extern int (*command_cluster_redirect)(client *c, command *cmd);
+extern int (*command_cluster_local)(const client *c, const command *cmd);
 /* A plain key command (argv[1] is its key, not a container, not a
  * transaction/connection control command, not admin): running it cannot
  * change how the client's following requests are parsed or whether they

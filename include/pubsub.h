@@ -47,5 +47,10 @@ size_t pubsub_shard_channel_count(void);
  * channel's subscribers and to the matching patterns' subscribers; returns
  * the number of receivers (a client matched twice counts twice). */
 long long pubsub_publish(span channel, span msg);
+/* SPUBLISH's core: to the shard channel's subscribers. */
+long long pubsub_publish_shard(span channel, span msg);
+/* Set in cluster mode: a client's PUBLISH / SPUBLISH goes to the other
+ * nodes over the cluster bus (shard: to its shard's nodes). */
+extern void (*pubsub_cluster_propagate)(span channel, span msg, int shard);
 
 #endif

@@ -11,6 +11,8 @@
 #ifndef FERRY_REPL_H
 #define FERRY_REPL_H
 
+#include <stdint.h>
+
 #include "command.h"
 
 struct sbuf;
@@ -45,7 +47,13 @@ void repl_change_id(void);
 typedef struct repl_summary {
     int replica, link_up, replicas;
     long long offset, max_lag_bytes;
+    int64_t last_io_ms, down_since_ms;  /* a replica's link: last byte from the primary; down since (0: up) */
 } repl_summary;
 void repl_get_summary(repl_summary *out);
+/* Cluster mode's replication (CLUSTER REPLICATE, failovers): follow the
+ * primary at host:port (nothing if already following it), or stop
+ * following and become a primary. */
+void repl_follow(const char *host, int port);
+void repl_unfollow(void);
 
 #endif

@@ -98,6 +98,7 @@ typedef struct server {
                                      * non-zero, every command_call reports to tracking.c and monitor.c */
     struct client *executing_client; /* the client of the innermost running command_call (a script's own
                                       * client inside EVAL), NULL between commands */
+    int cluster_mode;               /* cluster-enabled yes (cluster/): one database, keys by slot */
     /* replication (repl/), read by the dispatcher and the keyspace */
     int repl_replica;               /* replicaof is set: clients' writes refused (replica-read-only), keys
                                      * not expired here (the primary's DEL does it) */

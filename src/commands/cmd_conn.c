@@ -137,6 +137,10 @@ static void cmd_select(client *c) {
         reply_error(c, "ERR value is out of range, value must between -2147483648 and 2147483647");
         return;
     }
+    if (srv.cluster_mode && id != 0) {
+        reply_error(c, "ERR SELECT is not allowed in cluster mode");
+        return;
+    }
     if (id < 0 || id >= db_count()) {
         reply_error(c, "ERR DB index is out of range");
         return;

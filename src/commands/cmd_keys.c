@@ -195,6 +195,10 @@ static void cmd_copy(client *c) {
             return;
         }
     }
+    if (srv.cluster_mode && (src->id != 0 || dst->id != 0)) {
+        reply_error(c, "ERR Copying to another database is not allowed in cluster mode");
+        return;
+    }
     span key = c->argv[1], newkey = c->argv[2];
     if (src == dst && span_same(key, newkey)) {
         reply_error(c, "ERR source and destination objects are the same");
@@ -225,6 +229,10 @@ static void cmd_copy(client *c) {
 static void cmd_move(client *c) {
     db *src = c->db;
     int id;
+    if (srv.cluster_mode) {
+        reply_error(c, "ERR MOVE is not allowed in cluster mode");
+        return;
+    }
     if (parse_db_int(c, c->argv[2], &id, NULL) < 0) return;
     if (!db_index_valid(id)) {
         reply_error(c, "ERR DB index is out of range");
@@ -418,6 +426,10 @@ static void cmd_flushall(client *c) {
 
 static void cmd_swapdb(client *c) {
     int a, b;
+    if (srv.cluster_mode) {
+        reply_error(c, "ERR SWAPDB is not allowed in cluster mode");
+        return;
+    }
     if (parse_db_int(c, c->argv[1], &a, "ERR invalid first DB index") < 0) return;
     if (parse_db_int(c, c->argv[2], &b, "ERR invalid second DB index") < 0) return;
     if (!db_index_valid(a) || !db_index_valid(b)) {

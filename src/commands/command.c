@@ -337,6 +337,8 @@ void command_call(client *c, command *cmd) {
 }
 
 const char *(*command_repl_refusal)(client *c, command *cmd);
+int (*command_cluster_redirect)(client *c, command *cmd);
+int (*command_cluster_local)(const client *c, const command *cmd);
 
 void command_dispatch(client *c) {
     command_dispatch_resolved(c, command_lookup_cached(c->lastcmd, c->argv, c->argc));
@@ -351,7 +353,8 @@ void command_dispatch_resolved(client *c, command *cmd) {
      * primary's stream (CF_OBEY) skips the replication rules below, so it
      * stays here on a replica too) */
     if (!(c->flags & (CF_REPLY_SKIP_NEXT | CF_REPLY_SKIP | CF_MULTI | CF_PUBSUB)) && (c->flags & CF_AUTHENTICATED) &&
-        cmd && (!(c->flags & CF_ACL_CHECK) || acl_allows_fast(c, cmd)) && !srv.observers && !srv.cfg.maxmemory && !srv.rdb_bgsave_failed && !srv.aof_write_failed && !srv.loading && !srv.script_busy && !srv.client_pause && (!srv.repl_checks || (c->flags & CF_OBEY)) && command_arity_ok(cmd, c->argc)) {
+        cmd && (!(c->flags & CF_ACL_CHECK) || acl_allows_fast(c, cmd)) && !srv.observers && !srv.cfg.maxmemory && !srv.rdb_bgsave_failed && !srv.aof_write_failed && !srv.loading && !srv.script_busy && !srv.client_pause && (!srv.repl_checks || (c->flags & CF_OBEY)) && command_arity_ok(cmd, c->argc) &&
+        (!command_cluster_local || command_cluster_local(c, cmd))) {
         command_call(c, cmd);
         c->flags &= ~CF_REPLY_SKIP;
         if (blocking_ready_pending) blocking_handle_ready();
@@ -399,6 +402,7 @@ void command_dispatch_resolved(client *c, command *cmd) {
         goto done;
     }
     int obey = (c->flags & CF_OBEY) != 0; /* the primary's stream: executed whatever this server's state */
+    if (command_cluster_redirect && !obey && command_cluster_redirect(c, cmd)) goto done;
     if (!obey && srv.rdb_bgsave_failed && (cmd->flags & CMD_WRITE || cmd->props & PROP_MISCONF_DENIED) && persist_writes_refused()) {
         reject(c, cmd, "MISCONF", ERR_MISCONF);
         goto done;
@@ -456,5 +460,9 @@ void command_dispatch_resolved(client *c, command *cmd) {
     if (blocking_ready_pending) blocking_handle_ready();
 done:
     c->flags &= ~CF_REPLY_SKIP;
+    if (c->cluster_flags & (CLF_ASKING | CLF_ASKING_FRESH)) { /* ASKING lasts one command (or a transaction) */
+        if (c->cluster_flags & CLF_ASKING_FRESH) c->cluster_flags &= (uint8_t)~CLF_ASKING_FRESH;
+        else if (!(c->flags & CF_MULTI)) c->cluster_flags &= (uint8_t)~CLF_ASKING;
+    }
     if (c->flags & CF_TRACKING_CACHING) tracking_command_done(c, cmd);
 }

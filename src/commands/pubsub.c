@@ -471,10 +471,18 @@ static void cmd_ssubscribe(client *c) {
     subscribe_args(c, NS_SHARD);
 }
 
-static void cmd_publish(client *c) { reply_int(c, pubsub_publish(c->argv[1], c->argv[2])); }
+void (*pubsub_cluster_propagate)(span channel, span msg, int shard);
+
+long long pubsub_publish_shard(span channel, span msg) { return publish_names(NS_SHARD, "smessage", channel, msg); }
+
+static void cmd_publish(client *c) {
+    reply_int(c, pubsub_publish(c->argv[1], c->argv[2]));
+    if (pubsub_cluster_propagate) pubsub_cluster_propagate(c->argv[1], c->argv[2], 0);
+}
 
 static void cmd_spublish(client *c) {
-    reply_int(c, publish_names(NS_SHARD, "smessage", c->argv[1], c->argv[2]));
+    reply_int(c, pubsub_publish_shard(c->argv[1], c->argv[2]));
+    if (pubsub_cluster_propagate) pubsub_cluster_propagate(c->argv[1], c->argv[2], 1);
 }
 
 /* ------------------------------------------------------- RESP2 context */

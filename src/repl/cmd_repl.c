@@ -9,6 +9,10 @@
 #include <string.h>
 
 static void cmd_replicaof(client *c) {
+    if (srv.cluster_mode) {
+        reply_error(c, "ERR REPLICAOF not allowed in cluster mode.");
+        return;
+    }
     if (span_eq_nocase(c->argv[1], "no") && span_eq_nocase(c->argv[2], "one")) {
         if (srv.repl_replica) {
             replica_unset_master();
@@ -39,6 +43,18 @@ static void cmd_replicaof(client *c) {
     server_log(LOG_NOTICE_, "REPLICAOF %s:%d enabled (user request from 'id=%llu addr=%s')", host, (int)port,
                (unsigned long long)c->id, c->addr);
     reply_ok(c);
+}
+
+void repl_follow(const char *host, int port) {
+    if (srv.repl_replica && rs.host && strcasecmp(rs.host, host) == 0 && rs.port == port) return;
+    replica_set_master(host, port);
+    server_log(LOG_NOTICE_, "REPLICAOF %s:%d enabled (cluster)", host, port);
+}
+
+void repl_unfollow(void) {
+    if (!srv.repl_replica) return;
+    replica_unset_master();
+    server_log(LOG_NOTICE_, "MASTER MODE enabled (cluster)");
 }
 
 static void cmd_sync(client *c) { primary_sync(c, 0); }

@@ -308,6 +308,8 @@ void repl_get_summary(repl_summary *out) {
     out->replicas = rs.nreplicas;
     out->offset = rs.offset;
     out->max_lag_bytes = 0;
+    out->last_io_ms = rs.last_io_ms;
+    out->down_since_ms = rs.down_since_ms;
     for (int i = 0; i < rs.nreplicas; i++) {
         const replica_link *r = rs.replicas[i]->repl;
         if (r->state == RS_ONLINE && rs.offset - r->ack_off > out->max_lag_bytes) out->max_lag_bytes = rs.offset - r->ack_off;

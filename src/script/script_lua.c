@@ -46,6 +46,7 @@
 #include "script_msgpack.h"
 #include "script_sandbox.h"
 #include "script_struct.h"
+#include "cluster_redirect.h"
 #include "command.h"
 #include "config.h"
 #include "db.h"
@@ -215,6 +216,8 @@ static const char *refusal(client *f, command *cmd) {
     /* READONLY on a replica, NOREPLICAS: a write, unless the script came from our primary */
     if (srv.repl_checks && (cmd->flags & CMD_WRITE) && ss.caller && !(ss.caller->flags & CF_OBEY) && command_repl_refusal)
         return command_repl_refusal(ss.caller, cmd);
+    /* cluster mode: every key the script touches must be served here */
+    if (cluster && ss.caller && !(ss.caller->flags & CF_OBEY)) return cluster_script_refusal(f, cmd, ss.caller->cluster_flags);
     return NULL;
 }
 

@@ -27,6 +27,7 @@
 #include "sbuf.h"
 #include "client.h"
 #include "command.h"
+#include "cmd_cluster.h"
 #include "config.h"
 #include "db.h"
 #include "dict.h"
@@ -352,7 +353,7 @@ static void sec_errorstats(sbuf *b) {
     for (int i = 0; i < n; i++) sb_addf(b, "errorstat_%s:count=%llu\r\n", sorted[i].name, sorted[i].count);
 }
 
-static void sec_cluster(sbuf *b) { sb_add(b, "cluster_enabled:0\r\n", 19); }
+static void sec_cluster(sbuf *b) { cluster_info_section(b); }
 
 static void sec_keyspace(sbuf *b) {
     for (int i = 0; i < db_count(); i++) {

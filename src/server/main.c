@@ -5,6 +5,7 @@
 #include "client.h"
 #include "client_evict.h"
 #include "command.h"
+#include "cluster.h"
 #include "config.h"
 #include "db.h"
 #include "dict.h"
@@ -135,6 +136,15 @@ static long server_cron(evloop *el, long long id, void *data) {
     return 1000 / (srv.cfg.hz > 0 ? srv.cfg.hz : 10);
 }
 
+/* The cluster's cron runs every 100 ms whatever hz is, as Redis's. */
+#define CLUSTER_CRON_MS 100
+static long cluster_timer(evloop *el, long long id, void *data) {
+    (void)el, (void)id, (void)data;
+    srv.now_ms = ev_now_ms();
+    cluster_cron();
+    return CLUSTER_CRON_MS;
+}
+
 /* Once every listener accepts, as Redis shows its logo: with
  * always-show-logo (or on a terminal with no logfile) a banner whose last
  * line is "PID: <pid>", the line Redis's test harness waits for before it
@@ -143,11 +153,11 @@ static void show_banner(void) {
     int logo = config_is_yes(&srv.cfg, "always-show-logo") ||
                (!(srv.cfg.logfile && srv.cfg.logfile[0]) && isatty(STDOUT_FILENO));
     if (!logo) {
-        server_log(LOG_NOTICE_, "Running mode=standalone, port=%d.", srv.cfg.port);
+        server_log(LOG_NOTICE_, "Running mode=%s, port=%d.", srv.cluster_mode ? "cluster" : "standalone", srv.cfg.port);
         return;
     }
-    server_log(LOG_NOTICE_, "ferry %s (redis-compatible %s), 64 bit, running in standalone mode", FERRY_OWN_VERSION,
-               FERRY_VERSION);
+    server_log(LOG_NOTICE_, "ferry %s (redis-compatible %s), 64 bit, running in %s mode", FERRY_OWN_VERSION,
+               FERRY_VERSION, srv.cluster_mode ? "cluster" : "standalone");
     server_log(LOG_NOTICE_, "Port: %d, TLS port: %d, PID: %d", srv.cfg.port, srv.cfg.tls_port, (int)srv.pid);
 }
 
@@ -159,6 +169,7 @@ static void before_sleep(evloop *el) {
     clients_free_closed();
     tracking_broadcast();
     repl_before_sleep();
+    cluster_before_sleep();
     clients_flush_pending();
     clients_free_closed();
     if (srv.deferred_input || srv.read_again) el->dont_wait = 1; /* their next pass is due at once */
@@ -282,14 +293,17 @@ int main(int argc, char **argv) {
         server_log(LOG_WARNING_, "Failed listening on metrics port %d (tcp), aborting.", srv.cfg.metrics_port);
         return 1;
     }
+    if (cluster_init() != 0) return 1;
     write_pidfile();
     show_banner();
     server_log(LOG_NOTICE_, "Server initialized");
     int loaded = persist_load_at_startup(loading_events);
     if (loaded < 0) return 1;
     if (loaded == 0) {
+        if (cluster_verify_with_data() != 0) return 1;
         repl_init(); /* after the load: a configured replicaof connects now */
         ev_timer_add(srv.el, 1, server_cron, NULL);
+        if (cluster) ev_timer_add(srv.el, CLUSTER_CRON_MS, cluster_timer, NULL);
         /* redis-server 7.0's words: init scripts and test harnesses wait for them */
         if (srv.listen_count || srv.tls_count) server_log(LOG_NOTICE_, "Ready to accept connections");
         if (srv.cfg.unixsocket)

@@ -1,0 +1,20 @@
+/* cmd_cluster.h - the CLUSTER subcommands that show the cluster
+ * (cmd_cluster_view.c), for cmd_cluster.c's command table, and INFO's
+ * cluster section. */
+#ifndef FERRY_CMD_CLUSTER_H
+#define FERRY_CMD_CLUSTER_H
+
+#include "client.h"
+#include "sbuf.h"
+
+void cl_info(client *c);
+void cl_nodes(client *c);
+void cl_myid(client *c);
+void cl_slots(client *c);
+void cl_shards(client *c);
+void cl_replicas(client *c);
+void cl_links(client *c);
+/* INFO's "# Cluster" lines */
+void cluster_info_section(sbuf *b);
+
+#endif

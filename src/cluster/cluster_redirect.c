@@ -1,0 +1,185 @@
+/* cluster_redirect.c - which node serves a request, and the errors that
+ * send a cluster client elsewhere: -MOVED, -ASK, -TRYAGAIN, -CROSSSLOT and
+ * -CLUSTERDOWN, with redis-server 7.0's rules and texts.
+ *
+ * A request's keys must all hash to one slot. The slot's owner serves it;
+ * while a slot migrates, the source serves the keys it still has and sends
+ * the others on with -ASK; the target serves a client that said ASKING
+ * (multi-key requests only when it has every key: else -TRYAGAIN). A
+ * replica serves reads of its master's slots to a READONLY client. EXEC
+ * is judged on everything it queued, a script on each call it makes.
+ *
+ * The dispatcher asks cluster_route() only in cluster mode and only for
+ * requests that name keys (or channels of sharded pub/sub).
+ */
+#include <stdio.h>
+#include <string.h>
+#include "cluster.h"
+#include "cluster_redirect.h"
+#include "command.h"
+#include "config.h"
+#include "db.h"
+#include "keyspec.h"
+#include "multi.h"
+#include "reply.h"
+#include "server.h"
+#include "zmalloc.h"
+
+#define ROUTE_KEYS_SMALL 16
+
+static int is_shard_pubsub(const command *cmd) {
+    return !strcmp(cmd->fullname, "spublish") || !strcmp(cmd->fullname, "ssubscribe") ||
+           !strcmp(cmd->fullname, "sunsubscribe");
+}
+
+int cluster_cmd_has_keys(const command *cmd) {
+    return (cmd->flags & CMD_MOVABLE_KEYS) || (cmd->keyinfo && cmd->keyinfo->nspecs > 0) || (cmd->props & PROP_EXEC);
+}
+
+/* What one request (cmd, argv) adds to the route r. 0, or -1 with r->err. */
+static int route_one(route *r, const command *cmd, const span *argv, int argc) {
+    keyref small[ROUTE_KEYS_SMALL], *keys = small;
+    int n = command_keys(cmd, argv, argc, small, ROUTE_KEYS_SMALL);
+    if (n > ROUTE_KEYS_SMALL) {
+        keys = zmalloc(sizeof *keys * (size_t)n);
+        n = command_keys(cmd, argv, argc, keys, n);
+    }
+    if (is_shard_pubsub(cmd)) r->pubsubshard = 1;
+    int rc = 0;
+    for (int i = 0; i < n && !rc; i++) {
+        span k = argv[keys[i].pos];
+        int slot = (int)key_hash_slot(k.p, k.len);
+        if (!r->first.p) {
+            r->first = k;
+            r->slot = slot;
+            r->node = cluster->slots[slot];
+            if (!r->node) {
+                r->err = ROUTE_DOWN_UNBOUND;
+                rc = -1;
+                break;
+            }
+            if (r->node == cluster->myself && cluster->migrating_to[slot]) r->migrating = 1;
+            else if (cluster->importing_from[slot]) r->importing = 1;
+        } else if (k.len != r->first.len || memcmp(k.p, r->first.p, k.len)) {
+            if (slot != r->slot) {
+                r->err = ROUTE_CROSSSLOT;
+                rc = -1;
+                break;
+            }
+            r->multiple_keys = 1;
+        }
+        if ((r->migrating || r->importing) && !db_lookup(db_get(0), k.p, k.len)) r->missing_keys++;
+    }
+    if (keys != small) zfree(keys);
+    return rc;
+}
+
+static int is_write_request(const client *c, const command *cmd) {
+    if (cmd->flags & CMD_WRITE) return 1;
+    if (cmd->props & PROP_EXEC)
+        for (int i = 0; i < c->mcount; i++)
+            if (c->mstate[i].cmd->flags & CMD_WRITE) return 1;
+    return 0;
+}
+
+cluster_node *cluster_route(const client *c, const command *cmd, const span *argv, int argc, unsigned cflags,
+                            route *r) {
+    memset(r, 0, sizeof *r);
+    r->slot = -1;
+    if (cmd->props & PROP_EXEC) {
+        if (!(c->flags & CF_MULTI)) return cluster->myself;
+        for (int i = 0; i < c->mcount; i++)
+            if (route_one(r, c->mstate[i].cmd, c->mstate[i].argv, c->mstate[i].argc) < 0) return NULL;
+    } else if (route_one(r, cmd, argv, argc) < 0) {
+        return NULL;
+    }
+    if (!r->node) return cluster->myself; /* no key at all */
+    int write = is_write_request(c, cmd);
+    if (cluster->state != CLUSTER_OK) {
+        if (r->pubsubshard) {
+            if (!config_is_yes(&srv.cfg, "cluster-allow-pubsubshard-when-down")) r->err = ROUTE_DOWN_STATE;
+        } else if (!config_is_yes(&srv.cfg, "cluster-allow-reads-when-down")) {
+            r->err = ROUTE_DOWN_STATE;
+        } else if (write) {
+            r->err = ROUTE_DOWN_RO_STATE;
+        }
+        if (r->err) return NULL;
+    }
+    if ((r->migrating || r->importing) && !strcmp(cmd->fullname, "migrate")) return cluster->myself;
+    if (r->migrating && r->missing_keys) {
+        r->err = ROUTE_ASK;
+        return cluster->migrating_to[r->slot];
+    }
+    if (r->importing && ((cflags & CLF_ASKING) || (cmd->flags & CMD_ASKING))) {
+        if (r->multiple_keys && r->missing_keys) {
+            r->err = ROUTE_UNSTABLE;
+            return NULL;
+        }
+        return cluster->myself;
+    }
+    cluster_node *me = cluster->myself;
+    if (((cflags & CLF_READONLY) || r->pubsubshard) && !write && cluster_is_replica(me) && me->master == r->node)
+        return me;
+    if (r->node != me) r->err = ROUTE_MOVED;
+    return r->node;
+}
+
+void cluster_route_error(char *buf, size_t len, const route *r, const cluster_node *n, int tls) {
+    switch (r->err) {
+    case ROUTE_CROSSSLOT: snprintf(buf, len, "CROSSSLOT Keys in request don't hash to the same slot"); break;
+    case ROUTE_UNSTABLE: snprintf(buf, len, "TRYAGAIN Multiple keys request during rehashing of slot"); break;
+    case ROUTE_DOWN_STATE: snprintf(buf, len, "CLUSTERDOWN The cluster is down"); break;
+    case ROUTE_DOWN_RO_STATE:
+        snprintf(buf, len, "CLUSTERDOWN The cluster is down and only accepts read commands");
+        break;
+    case ROUTE_DOWN_UNBOUND: snprintf(buf, len, "CLUSTERDOWN Hash slot not served"); break;
+    case ROUTE_MOVED:
+    case ROUTE_ASK:
+        snprintf(buf, len, "%s %d %s:%d", r->err == ROUTE_ASK ? "ASK" : "MOVED", r->slot, cluster_endpoint(n),
+                 cluster_client_port(n, tls));
+        break;
+    default: snprintf(buf, len, "ERR cluster redirection"); break;
+    }
+}
+
+/* ---- the dispatcher's hooks ------------------------------------------------ */
+
+static int redirect(client *c, command *cmd) {
+    if (!cluster_cmd_has_keys(cmd)) return 0;
+    route r;
+    cluster_node *n = cluster_route(c, cmd, c->argv, c->argc, c->cluster_flags, &r);
+    if (n == cluster->myself) return 0;
+    char msg[CLUSTER_HOSTLEN + 64];
+    cluster_route_error(msg, sizeof msg, &r, n, c->tls != NULL);
+    cmd->rejected_calls++;
+    if (cmd->props & PROP_EXEC) multi_reset_client(c);
+    else if (c->flags & CF_MULTI) c->flags |= CF_DIRTY_EXEC;
+    reply_error(c, msg);
+    return 1;
+}
+
+/* The fast path's test: a one-key command of a slot this node serves
+ * alone, in a healthy cluster, from a client that did not say ASKING. */
+static int local(const client *c, const command *cmd) {
+    if (c->cluster_flags & CLF_ASKING) return 0;
+    if (!cluster_cmd_has_keys(cmd)) return 1;
+    if (cluster->state != CLUSTER_OK || !cmd->key1_pos || cmd->key1_pos >= c->argc) return 0;
+    span k = c->argv[cmd->key1_pos];
+    unsigned slot = key_hash_slot(k.p, k.len);
+    return cluster->slots[slot] == cluster->myself && !cluster->migrating_to[slot] && !cluster->importing_from[slot];
+}
+
+void cluster_redirect_init(void) {
+    command_cluster_redirect = redirect;
+    command_cluster_local = local;
+}
+
+const char *cluster_script_refusal(client *f, const command *cmd, unsigned caller_flags) {
+    route r;
+    if (cluster_route(f, cmd, f->argv, f->argc, caller_flags & (CLF_ASKING | CLF_READONLY), &r) == cluster->myself)
+        return NULL;
+    if (r.err == ROUTE_DOWN_RO_STATE)
+        return "ERR Script attempted to execute a write command while the cluster is down and readonly";
+    if (r.err == ROUTE_DOWN_STATE) return "ERR Script attempted to execute a command while the cluster is down";
+    return "ERR Script attempted to access a non local key in a cluster node";
+}
