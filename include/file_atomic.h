@@ -7,7 +7,8 @@
 
 /* Writes buf to "<path>.ferry-tmp-<pid>" (keeping path's mode, else 0644),
  * fsyncs it, renames it over path and fsyncs the directory. Returns 0, or
- * -1 with errno set (the temporary file removed). */
+ * -1 with errno set: the temporary file removed, or, when only the
+ * directory fsync failed, the new contents already in place. */
 int file_write_atomic(const char *path, const char *buf, size_t len);
 
 #endif

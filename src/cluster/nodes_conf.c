@@ -65,8 +65,8 @@ static const struct {
     unsigned flag;
     const char *name;
 } flag_names[] = {
-    {NC_MYSELF, "myself"},       {NC_MASTER, "master"},   {NC_SLAVE, "slave"},   {NC_PFAIL, "fail?"},
-    {NC_FAIL, "fail"},           {NC_HANDSHAKE, "handshake"}, {NC_NOADDR, "noaddr"}, {NC_NOFAILOVER, "nofailover"},
+    {NC_MYSELF, "myself"}, {NC_MASTER, "master"},       {NC_SLAVE, "slave"},   {NC_PFAIL, "fail?"},
+    {NC_FAIL, "fail"},     {NC_HANDSHAKE, "handshake"}, {NC_NOADDR, "noaddr"}, {NC_NOFAILOVER, "nofailover"},
 };
 #define NFLAG_NAMES (sizeof flag_names / sizeof flag_names[0])
 
