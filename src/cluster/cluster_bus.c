@@ -302,7 +302,9 @@ static int watch_node(cluster_node *n, long long timeout) {
         cluster_link_free(l); /* reconnected by the next cron */
         l = NULL;
     }
-    if (l && !l->connecting && !n->ping_sent && now - n->pong_received > timeout / 2) {
+    /* a link still connecting takes the ping too: it goes once connected,
+     * and a node we cannot reach is then timed from now */
+    if (l && !n->ping_sent && now - n->pong_received > timeout / 2) {
         cluster_send_ping(l, CMSG_PING);
         return 0;
     }
