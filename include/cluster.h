@@ -108,6 +108,7 @@ typedef struct cluster_state {
     cluster_node *mf_replica;
     long long mf_master_offset;
     int mf_can_start;
+    int drop_filter;                /* DEBUG DROP-CLUSTER-PACKET-FILTER: type dropped, -1 none, -2 all */
     int bus_fd[16];                 /* bus listeners */
     int bus_nfds;
 } cluster_state;
@@ -125,6 +126,7 @@ void cluster_todo(unsigned what);
  * node), locks it, listens on the bus port; 0, or -1 after logging why
  * (the server must not start). Does nothing in standalone mode. */
 int cluster_init(void);
+void cluster_debug_init(void);      /* DEBUG's cluster subcommands (cluster_debug.c) */
 /* After the start-up load (see cluster.c): 0, or -1 (the server exits). */
 int cluster_verify_with_data(void);
 void cluster_before_sleep(void);

@@ -14,5 +14,7 @@ int debug_command_allowed(const client *c);
 /* Set by the replication layer: DEBUG REPLICATE's command, fed to the
  * replicas' stream only (never executed here, never in the AOF). */
 extern void (*debug_replicate)(int argc, const span *argv);
+/* Set in cluster mode: 1 if it handled c's DEBUG subcommand (cluster_debug.c). */
+extern int (*debug_cluster)(client *c);
 
 #endif

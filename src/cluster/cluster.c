@@ -374,6 +374,8 @@ int cluster_init(void) {
     cluster->mf_master_offset = -1;
     srv.cluster_mode = 1;
     cluster_redirect_init();
+    cluster_debug_init();
+    cluster->drop_filter = -1;
     pubsub_cluster_propagate = propagate_publish;
     return 0;
 }

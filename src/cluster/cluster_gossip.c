@@ -593,6 +593,10 @@ int cluster_process_message(cluster_link *l, const unsigned char *buf, size_t le
         return 0;
     }
     if (m.h.type < CLUSTER_MSG_TYPES) cluster->received[m.h.type]++;
+    if (cluster->drop_filter == -2 || cluster->drop_filter == m.h.type) {
+        server_log(LOG_WARNING_, "Dropping packet that matches debug drop filter");
+        return 1;
+    }
     cluster_node *sender = find_sender(l, &m);
     if (sender && !(sender->flags & CN_HANDSHAKE)) sender_epochs(sender, &m);
     if (sender) sender->data_received = srv.now_ms;

@@ -438,6 +438,7 @@ static void debug_config_rewrite_force_all(client *c) {
 }
 
 void (*debug_replicate)(int argc, const span *argv);
+int (*debug_cluster)(client *c);
 
 void cmd_debug(client *c) {
     if (!debug_command_allowed(c)) {
@@ -479,7 +480,7 @@ void cmd_debug(client *c) {
     else if (c->argc == 2 && span_eq_nocase(sub, "change-repl-id")) {
         info_change_replid();
         reply_ok(c);
-    } else {
+    } else if (!debug_cluster || !debug_cluster(c)) {
         char buf[129];
         reply_errorf(c, "ERR unknown subcommand or wrong number of arguments for '%s'. Try DEBUG HELP.",
                      span_cstr(buf, sizeof buf, sub));
