@@ -52,5 +52,8 @@ long long pubsub_publish_shard(span channel, span msg);
 /* Set in cluster mode: a client's PUBLISH / SPUBLISH goes to the other
  * nodes over the cluster bus (shard: to its shard's nodes). */
 extern void (*pubsub_cluster_propagate)(span channel, span msg, int shard);
+/* Cluster mode: the shard channels of a slot this shard no longer serves
+ * lose their subscribers (each told with a sunsubscribe). */
+void pubsub_shard_slot_removed(unsigned slot);
 
 #endif

@@ -177,9 +177,12 @@ int cluster_add_slot(cluster_node *n, int slot) {
     return 0;
 }
 
+static cluster_node *shard_master(cluster_node *n) { return cluster_is_replica(n) && n->master ? n->master : n; }
+
 int cluster_del_slot(int slot) {
     cluster_node *n = cluster->slots[slot];
     if (!n) return -1;
+    if (shard_master(n) == shard_master(cluster->myself)) pubsub_shard_slot_removed((unsigned)slot);
     n->slots[slot >> 3] &= (unsigned char)~(1u << (slot & 7));
     n->numslots--;
     cluster->slots[slot] = NULL;

@@ -323,11 +323,68 @@ static void manual_failover_step(void) {
     }
 }
 
+/* ---- replica migration -------------------------------------------------------------- */
+
+#define MIGRATION_DELAY_MS 5000
+
+static int ok_replicas(const cluster_node *m) {
+    int ok = 0;
+    for (int i = 0; i < m->nreplicas; i++) ok += !(m->replicas[i]->flags & (CN_FAIL | CN_PFAIL));
+    return ok;
+}
+
+/* A master with slots whose replicas all failed (and that had some: the
+ * MIGRATE_TO flag) gets one replica from the master with the most, if
+ * that leaves it more than cluster-migration-barrier: the replica with the
+ * smallest name among those of the best-served masters moves, once the
+ * master stayed orphaned for MIGRATION_DELAY_MS. */
+static void migrate_if_needed(int max_replicas) {
+    cluster_node *me = cluster->myself, *mine = me->master, *target = NULL, *candidate = me;
+    if (cluster->state != CLUSTER_OK || !mine) return;
+    if (ok_replicas(mine) <= config_get_ll(&srv.cfg, "cluster-migration-barrier")) return;
+    for (int i = 0; i < cluster->nnodes; i++) {
+        cluster_node *n = cluster->nodes[i];
+        int ok = cluster_is_master(n) ? cluster_count_non_failing_replicas(n) : 0;
+        int orphaned = cluster_is_master(n) && !(n->flags & CN_FAIL) && (n->flags & CN_MIGRATE_TO) && ok == 0;
+        if (orphaned) {
+            if (!target && n->numslots > 0) target = n;
+            if (!n->orphaned_time) n->orphaned_time = srv.now_ms;
+        } else {
+            n->orphaned_time = 0;
+        }
+        if (ok == max_replicas)
+            for (int j = 0; j < n->nreplicas; j++)
+                if (memcmp(n->replicas[j]->name, candidate->name, CLUSTER_NAMELEN) < 0) candidate = n->replicas[j];
+    }
+    if (target && candidate == me && srv.now_ms - target->orphaned_time > MIGRATION_DELAY_MS) {
+        server_log(LOG_NOTICE_, "Migrating to orphaned master " CLUSTER_NAME_FMT, target->name);
+        cluster_become_replica_of(target);
+    }
+}
+
+static void replica_migration_step(void) {
+    cluster_node *me = cluster->myself;
+    int orphaned = 0, max = 0, mine = 0;
+    for (int i = 0; i < cluster->nnodes; i++) {
+        cluster_node *n = cluster->nodes[i];
+        if (!cluster_is_master(n) || (n->flags & CN_FAIL)) continue;
+        int ok = cluster_count_non_failing_replicas(n);
+        if (ok == 0 && n->numslots > 0 && (n->flags & CN_MIGRATE_TO)) orphaned++;
+        if (ok > max) max = ok;
+        if (me->master == n) mine = ok;
+    }
+    if (orphaned && max >= 2 && mine == max && config_is_yes(&srv.cfg, "cluster-allow-replica-migration"))
+        migrate_if_needed(max);
+}
+
 void cluster_failover_cron(void) {
     cluster_node *me = cluster->myself;
     /* a replica whose master is known follows it */
     if (cluster_is_replica(me) && me->master && me->master->ip[0] && !cluster->mf_end)
         repl_follow(me->master->ip, me->master->port);
     manual_failover_step();
-    if (cluster_is_replica(me)) cluster_bus_handle_failover();
+    if (cluster_is_replica(me)) {
+        cluster_bus_handle_failover();
+        replica_migration_step();
+    }
 }

@@ -15,6 +15,7 @@
 #include "cluster_conf.h"
 #include "cmd_cluster.h"
 #include "command.h"
+#include "config.h"
 #include "db.h"
 #include "repl.h"
 #include "reply.h"
@@ -182,15 +183,20 @@ static int setslot_node(client *c, int slot) {
         return -1;
     }
     cluster_node *me = cluster->myself;
-    if (cluster->slots[slot] == me && n != me) {
-        if (cluster_keys_in_slot(slot)) {
-            reply_errorf(c, "ERR Can't assign hashslot %d to a different node while I still hold keys for this hash slot.", slot);
-            return -1;
-        }
-        cluster->migrating_to[slot] = NULL; /* the migration is over */
+    size_t keys = cluster_keys_in_slot(slot);
+    if (cluster->slots[slot] == me && n != me && keys) {
+        reply_errorf(c, "ERR Can't assign hashslot %d to a different node while I still hold keys for this hash slot.", slot);
+        return -1;
     }
+    if (!keys) cluster->migrating_to[slot] = NULL; /* a migration with nothing left to move is over */
+    int was_mine = cluster->slots[slot] == me;
     cluster_del_slot(slot);
     cluster_add_slot(n, slot);
+    if (was_mine && n != me && me->numslots == 0 && config_is_yes(&srv.cfg, "cluster-allow-replica-migration")) {
+        server_log(LOG_WARNING_, "Configuration change detected. Reconfiguring myself as a replica of " CLUSTER_NAME_FMT,
+                   n->name);
+        cluster_become_replica_of(n);
+    }
     if (n == me && cluster->importing_from[slot]) {
         /* the import is over: our claim on the slot needs the greatest epoch */
         if (cluster_bump_epoch_without_consensus())

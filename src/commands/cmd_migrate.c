@@ -292,8 +292,9 @@ static void add_restore(sbuf *out, span key, const dnode *n, int replace) {
     rdb_save_payload(&w, n);
     rdb_payload_finish(&w);
     char ttlbuf[24];
-    span argv[5] = {{"RESTORE", 7}, key, {ttlbuf, ll_to_str(ttlbuf, ttl)}, {(const char *)w.buf, w.len},
-                    {"REPLACE", 7}};
+    /* a cluster node sends RESTORE-ASKING: the target may be importing the slot */
+    span cmd = srv.cluster_mode ? (span){"RESTORE-ASKING", 14} : (span){"RESTORE", 7};
+    span argv[5] = {cmd, key, {ttlbuf, ll_to_str(ttlbuf, ttl)}, {(const char *)w.buf, w.len}, {"REPLACE", 7}};
     sb_add_command(out, replace ? 5 : 4, argv);
     rdbw_free(&w);
 }

@@ -20,6 +20,7 @@
  */
 #include "pubsub.h"
 #include "command.h"
+#include "crc16.h"
 #include "dict.h"
 #include "outlimit.h"
 #include "reply.h"
@@ -472,6 +473,29 @@ static void cmd_ssubscribe(client *c) {
 }
 
 void (*pubsub_cluster_propagate)(span channel, span msg, int shard);
+
+/* Cluster mode: this node's shard stopped serving slot: every subscriber of
+ * a shard channel of the slot is unsubscribed from it (each told with a
+ * sunsubscribe), as Redis does. */
+void pubsub_shard_slot_removed(unsigned slot) {
+    if (!dict_size(&registry[NS_SHARD])) return;
+    node_vec nv = collect_all(&registry[NS_SHARD]);
+    for (size_t i = 0; i < nv.n; i++) {
+        span name = node_name(nv.v[i]);
+        if (key_hash_slot(name.p, name.len) != slot) continue;
+        char *copy = zmalloc(name.len + 1);
+        memcpy(copy, name.p, name.len);
+        span own = {copy, name.len};
+        for (dnode *n = nv.v[i]; n; n = dict_find(&registry[NS_SHARD], own.p, own.len)) {
+            client *c = node_subs(n)->v[0];
+            unsubscribe_name(c, NS_SHARD, own);
+            push_confirm(c, unsub_kind[NS_SHARD], &own, confirm_count(c, NS_SHARD));
+            state_release_if_empty(c);
+        }
+        zfree(copy);
+    }
+    zfree(nv.v);
+}
 
 long long pubsub_publish_shard(span channel, span msg) { return publish_names(NS_SHARD, "smessage", channel, msg); }
 
