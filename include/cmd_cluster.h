@@ -16,5 +16,9 @@ void cl_replicas(client *c);
 void cl_links(client *c);
 /* INFO's "# Cluster" lines */
 void cluster_info_section(sbuf *b);
+/* INFO's cluster_connections (bus links, counted as Redis 7.0 counts them) and
+ * mem_cluster_links (their buffers); 0 in standalone mode. */
+size_t cluster_connections(void);
+size_t cluster_links_memory(void);
 
 #endif

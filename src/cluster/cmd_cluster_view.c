@@ -255,3 +255,14 @@ void cl_links(client *c) {
 }
 
 void cluster_info_section(sbuf *b) { sb_addf(b, "cluster_enabled:%d\r\n", cluster != NULL); }
+
+size_t cluster_connections(void) { return cluster ? (size_t)(cluster->nnodes - 1) * 2 : 0; }
+
+static size_t link_memory(const cluster_link *l) { return l ? sizeof *l + l->rcap + l->scap : 0; }
+
+size_t cluster_links_memory(void) {
+    size_t total = 0;
+    for (int i = 0; cluster && i < cluster->nnodes; i++)
+        total += link_memory(cluster->nodes[i]->link) + link_memory(cluster->nodes[i]->inbound_link);
+    return total;
+}

@@ -211,10 +211,10 @@ static void sec_clients(sbuf *b) {
         if (out > max_out) max_out = out;
     }
     sb_addf(b,
-              "connected_clients:%zu\r\ncluster_connections:0\r\nmaxclients:%lld\r\n"
+              "connected_clients:%zu\r\ncluster_connections:%zu\r\nmaxclients:%lld\r\n"
               "client_recent_max_input_buffer:%zu\r\nclient_recent_max_output_buffer:%zu\r\n"
               "blocked_clients:%zu\r\ntracking_clients:%zu\r\nclients_in_timeout_table:%zu\r\n",
-              n, srv.cfg.maxclients, max_in, max_out, srv.blocked_clients, srv.tracking_clients,
+              n, cluster_connections(), srv.cfg.maxclients, max_in, max_out, srv.blocked_clients, srv.tracking_clients,
               blocking_timeout_count());
 }
 
@@ -252,11 +252,11 @@ static void sec_memory(sbuf *b) {
               "allocator_rss_bytes:%lld\r\nrss_overhead_ratio:1.00\r\nrss_overhead_bytes:0\r\n"
               "mem_fragmentation_ratio:%.2f\r\nmem_fragmentation_bytes:%lld\r\nmem_not_counted_for_evict:0\r\n"
               "mem_replication_backlog:0\r\nmem_total_replication_buffers:0\r\nmem_clients_slaves:0\r\n"
-              "mem_clients_normal:%zu\r\nmem_cluster_links:0\r\nmem_aof_buffer:0\r\nmem_allocator:libc\r\n"
+              "mem_clients_normal:%zu\r\nmem_cluster_links:%zu\r\nmem_aof_buffer:0\r\nmem_allocator:libc\r\n"
               "active_defrag_running:0\r\nlazyfree_pending_objects:%zu\r\nlazyfreed_objects:%llu\r\n",
               ratio((double)m.rss, (double)m.used), (long long)m.rss - (long long)m.used,
               ratio((double)m.rss, (double)m.used), (long long)m.rss - (long long)m.used, m.clients_normal,
-              lazyfree_pending(), lazyfree_freed());
+              cluster_links_memory(), lazyfree_pending(), lazyfree_freed());
 }
 
 static void sec_persistence(sbuf *b) {
@@ -483,7 +483,7 @@ void cmd_memory_stats(client *c) {
     kv_int(c, "replication.backlog", 0);
     kv_int(c, "clients.slaves", 0);
     kv_int(c, "clients.normal", (long long)m.clients_normal);
-    kv_int(c, "cluster.links", 0);
+    kv_int(c, "cluster.links", (long long)cluster_links_memory());
     kv_int(c, "aof.buffer", 0);
     kv_int(c, "lua.caches", (long long)scripts_cache_bytes());
     kv_int(c, "functions.caches", 0);
