@@ -37,8 +37,11 @@ cluster_node *cluster_route(const client *c, const struct command *cmd, const sp
 void cluster_route_error(char *buf, size_t len, const route *r, const cluster_node *n, int tls);
 
 /* Why a script's call of cmd (its fake client f) may not run here, or
- * NULL; caller_flags: the calling client's CLF_* (redis-server 7.0's texts). */
-const char *cluster_script_refusal(client *f, const struct command *cmd, unsigned caller_flags);
+ * NULL; caller_flags: the calling client's CLF_* (redis-server 7.0's texts).
+ * Unless cross_slot, the keys of all its calls must share one slot: *slot
+ * is the one seen so far (-1: none), set by the first call with keys. */
+const char *cluster_script_refusal(client *f, const struct command *cmd, unsigned caller_flags, int cross_slot,
+                                   int *slot);
 /* Installs the dispatcher's hooks (cluster mode). */
 void cluster_redirect_init(void);
 

@@ -52,11 +52,13 @@ int script_engine_available(void);
  * is compiled as an empty line. 0, or -1 with the error reply's text in err
  * ("ERR Error compiling script ..."). */
 int script_define(const char *sha, const char *body, size_t len, char *err, size_t errlen);
-/* Run the defined script `sha` for c with KEYS and ARGV; ro: a write
- * command is an error (EVAL_RO, no-writes); allow_oom: denyoom commands run
- * past maxmemory. The script's result is c's reply. */
-void script_run(client *c, const char *sha, const span *keys, int nkeys, const span *args, int nargs, int ro,
-                int allow_oom);
+/* Run the defined script `sha` for c with KEYS and ARGV. flags
+ * (SCRIPT_FLAG_*): NO_WRITES: a write command is an error (EVAL_RO,
+ * no-writes); ALLOW_OOM: denyoom commands run past maxmemory;
+ * ALLOW_CROSS_SLOT: in cluster mode its calls may touch several local slots
+ * (a script without a shebang, or its flag). The script's result is c's
+ * reply. */
+void script_run(client *c, const char *sha, const span *keys, int nkeys, const span *args, int nargs, unsigned flags);
 /* ---- functions (FUNCTION LOAD / FCALL): a second Lua state ---- */
 #define SCRIPT_FLAG_NO_WRITES       (1u << 0)
 #define SCRIPT_FLAG_ALLOW_OOM       (1u << 1)

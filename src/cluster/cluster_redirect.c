@@ -174,10 +174,14 @@ void cluster_redirect_init(void) {
     command_cluster_local = local;
 }
 
-const char *cluster_script_refusal(client *f, const command *cmd, unsigned caller_flags) {
+const char *cluster_script_refusal(client *f, const command *cmd, unsigned caller_flags, int cross_slot, int *slot) {
     route r;
-    if (cluster_route(f, cmd, f->argv, f->argc, caller_flags & (CLF_ASKING | CLF_READONLY), &r) == cluster->myself)
+    if (cluster_route(f, cmd, f->argv, f->argc, caller_flags & (CLF_ASKING | CLF_READONLY), &r) == cluster->myself) {
+        if (r.slot == -1 || cross_slot) return NULL;
+        if (*slot == -1) *slot = r.slot;
+        else if (*slot != r.slot) return "ERR Script attempted to access keys that do not hash to the same slot";
         return NULL;
+    }
     if (r.err == ROUTE_DOWN_RO_STATE)
         return "ERR Script attempted to execute a write command while the cluster is down and readonly";
     if (r.err == ROUTE_DOWN_STATE) return "ERR Script attempted to execute a command while the cluster is down";

@@ -234,6 +234,10 @@ static void fcall_generic(client *c, int ro) {
         reply_error(c, "ERR Function not found");
         return;
     }
+    if ((f->flags & SCRIPT_FLAG_NO_CLUSTER) && srv.cluster_mode) {
+        reply_error(c, "ERR Can not run script on cluster, 'no-cluster' flag is set.");
+        return;
+    }
     if (ro && !(f->flags & SCRIPT_FLAG_NO_WRITES)) {
         reply_error(c, "ERR Can not execute a script with write flag using *_ro command.");
         return;

@@ -146,6 +146,10 @@ static void eval_generic(client *c, int by_sha, int ro) {
         reply_error(c, err);
         return;
     }
+    if (shebang && (flags & SCRIPT_FLAG_NO_CLUSTER) && srv.cluster_mode) {
+        reply_error(c, "ERR Can not run script on cluster, 'no-cluster' flag is set.");
+        return;
+    }
     if (shebang && ro && !(flags & SCRIPT_FLAG_NO_WRITES)) {
         reply_error(c, "ERR Can not execute a script with write flag using *_ro command.");
         return;
@@ -156,8 +160,9 @@ static void eval_generic(client *c, int by_sha, int ro) {
         return;
     }
     int nk = (int)numkeys;
-    script_run(c, sha, c->argv + 3, nk, c->argv + 3 + nk, c->argc - 3 - nk, ro || (flags & SCRIPT_FLAG_NO_WRITES),
-               (flags & SCRIPT_FLAG_ALLOW_OOM) != 0);
+    if (!shebang) flags = SCRIPT_FLAG_ALLOW_CROSS_SLOT; /* Redis's compatibility mode */
+    if (ro) flags |= SCRIPT_FLAG_NO_WRITES;
+    script_run(c, sha, c->argv + 3, nk, c->argv + 3 + nk, c->argc - 3 - nk, flags);
 }
 
 /* Whether the script EVAL/EVALSHA/FCALL would run declares writes; for an

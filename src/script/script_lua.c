@@ -47,6 +47,7 @@
 #include "script_sandbox.h"
 #include "script_struct.h"
 #include "cluster_redirect.h"
+#include "crc16.h"
 #include "command.h"
 #include "config.h"
 #include "db.h"
@@ -90,6 +91,8 @@ static struct script_state {
     const char *sha;
     int ro;                     /* EVAL_RO: writes are refused */
     int allow_oom;              /* the function's allow-oom flag: denyoom commands run past maxmemory */
+    int cross_slot;             /* cluster mode: its calls may use keys of several (local) slots */
+    int slot;                   /* cluster mode: the slot its keys use so far, -1 none yet */
     int resp;                   /* redis.setresp */
     int wrote;                  /* it ran a write command: SCRIPT KILL cannot stop it */
     int kill;                   /* SCRIPT KILL (or SHUTDOWN NOSAVE) asked it to stop */
@@ -217,7 +220,8 @@ static const char *refusal(client *f, command *cmd) {
     if (srv.repl_checks && (cmd->flags & CMD_WRITE) && ss.caller && !(ss.caller->flags & CF_OBEY) && command_repl_refusal)
         return command_repl_refusal(ss.caller, cmd);
     /* cluster mode: every key the script touches must be served here */
-    if (cluster && ss.caller && !(ss.caller->flags & CF_OBEY)) return cluster_script_refusal(f, cmd, ss.caller->cluster_flags);
+    if (cluster && ss.caller && !(ss.caller->flags & CF_OBEY))
+        return cluster_script_refusal(f, cmd, ss.caller->cluster_flags, ss.cross_slot, &ss.slot);
     return NULL;
 }
 
@@ -592,12 +596,15 @@ static void reply_script_error(client *c, lua_State *L) {
 
 /* Run the function at the top of L's stack (the error handler at index 1,
  * its nargs arguments above it) for c; name is what errors call it. */
-static void run_on(client *c, lua_State *L, int nargs, const char *name, const char *chunk, int ro, int allow_oom) {
+static void run_on(client *c, lua_State *L, int nargs, const char *name, const char *chunk, unsigned flags,
+                   const span *keys, int nkeys) {
     ss.caller = c;
-    ss.allow_oom = allow_oom;
+    ss.allow_oom = (flags & SCRIPT_FLAG_ALLOW_OOM) != 0;
+    ss.cross_slot = (flags & SCRIPT_FLAG_ALLOW_CROSS_SLOT) != 0;
+    ss.slot = srv.cluster_mode && nkeys > 0 ? (int)key_hash_slot(keys[0].p, keys[0].len) : -1;
     ss.sha = name;
     ss.chunk = chunk;
-    ss.ro = ro;
+    ss.ro = (flags & SCRIPT_FLAG_NO_WRITES) != 0;
     ss.resp = 2;
     ss.wrote = ss.kill = 0;
     ss.start_ms = ev_mono_us() / 1000;
@@ -623,8 +630,7 @@ static void run_on(client *c, lua_State *L, int nargs, const char *name, const c
     if (++ss.runs % GC_EVERY_RUNS == 0) lua_gc(L, LUA_GCSTEP, 1);
 }
 
-void script_run(client *c, const char *sha, const span *keys, int nkeys, const span *args, int nargs, int ro,
-                int allow_oom) {
+void script_run(client *c, const char *sha, const span *keys, int nkeys, const span *args, int nargs, unsigned flags) {
     if (ensure_state() != 0) {
         reply_error(c, "ERR Failed to create the Lua state");
         return;
@@ -637,7 +643,7 @@ void script_run(client *c, const char *sha, const span *keys, int nkeys, const s
     char name[SHA1_HEX_LEN + 3];
     fn_name(name, sha);
     lua_getfield(L, LUA_REGISTRYINDEX, name);
-    run_on(c, L, 0, sha, CHUNK_NAME, ro, allow_oom);
+    run_on(c, L, 0, sha, CHUNK_NAME, flags, keys, nkeys);
 }
 
 /* ---- functions: libraries in a Lua state of their own ------------------------
@@ -860,8 +866,7 @@ void script_fcall(client *c, const script_fn *f, const span *keys, int nkeys, co
     lua_rawgeti(L, LUA_REGISTRYINDEX, f->ref);
     push_array(L, keys, nkeys);
     push_array(L, args, nargs);
-    run_on(c, L, 2, f->name, FUNC_CHUNK_NAME, (f->flags & SCRIPT_FLAG_NO_WRITES) != 0,
-           (f->flags & SCRIPT_FLAG_ALLOW_OOM) != 0);
+    run_on(c, L, 2, f->name, FUNC_CHUNK_NAME, f->flags, keys, nkeys);
 }
 
 int script_running(const char **name, const client **caller, long long *ms) {

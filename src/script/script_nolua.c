@@ -12,9 +12,8 @@ int script_define(const char *sha, const char *body, size_t len, char *err, size
     return -1;
 }
 
-void script_run(client *c, const char *sha, const span *keys, int nkeys, const span *args, int nargs, int ro,
-                int allow_oom) {
-    (void)sha, (void)keys, (void)nkeys, (void)args, (void)nargs, (void)ro, (void)allow_oom;
+void script_run(client *c, const char *sha, const span *keys, int nkeys, const span *args, int nargs, unsigned flags) {
+    (void)sha, (void)keys, (void)nkeys, (void)args, (void)nargs, (void)flags;
     reply_error(c, "ERR scripting is not available: this ferry-server was built without Lua (make LUA=no)");
 }
 
