@@ -38,6 +38,13 @@
 #define RANDOM_PING_CANDIDATES 5
 
 static long long cron_iteration;
+/* The link whose message is being processed, and whether processing freed
+ * it (a message may close its own link: a renamed node, a bad header, a
+ * node forgotten or re-addressed by gossip). */
+static struct {
+    cluster_link *link;
+    int freed;
+} reading;
 
 /* ---- links -------------------------------------------------------------------- */
 
@@ -51,6 +58,7 @@ static cluster_link *link_new(int fd, cluster_node *n, int inbound) {
 }
 
 void cluster_link_free(cluster_link *l) {
+    if (l == reading.link) reading.freed = 1;
     if (l->fd >= 0) {
         ev_del(srv.el, l->fd, EV_READABLE | EV_WRITABLE);
         close(l->fd);
@@ -148,7 +156,11 @@ static void on_readable(evloop *el, int fd, void *data, int mask) {
         if (l->rlen < CMSG_FRAME_MIN || l->rlen < want || want == CMSG_FRAME_MIN) continue;
         size_t len = l->rlen;
         l->rlen = 0;
-        if (!cluster_process_message(l, l->rbuf, len)) return; /* the link is gone */
+        reading.link = l;
+        reading.freed = 0;
+        cluster_process_message(l, l->rbuf, len);
+        reading.link = NULL;
+        if (reading.freed) return; /* the message closed its own link */
         if (l->rcap > CLUSTER_LINK_RBUF_INIT * 4) { /* a big message passed: give the memory back */
             l->rcap = CLUSTER_LINK_RBUF_INIT;
             l->rbuf = zrealloc(l->rbuf, l->rcap);

@@ -406,7 +406,7 @@ static void gossip_entry(cluster_node *sender, const cmsg_gossip *g) {
         }
         char ip[CLUSTER_IPLEN];
         snprintf(ip, sizeof ip, "%.*s", (int)g->ip_len, g->ip);
-        if ((n->flags & (CN_FAIL | CN_PFAIL)) && !(flags & CN_NOADDR) && !(flags & (CN_FAIL | CN_PFAIL)) &&
+        if (n != sender && (n->flags & (CN_FAIL | CN_PFAIL)) && !(flags & CN_NOADDR) && !(flags & (CN_FAIL | CN_PFAIL)) &&
             (strcasecmp(n->ip, ip) || n->port != g->port || n->cport != g->cport)) {
             if (n->link) cluster_link_free(n->link);
             snprintf(n->ip, sizeof n->ip, "%s", ip);
