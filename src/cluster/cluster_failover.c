@@ -253,7 +253,10 @@ void cluster_failover_auth_ack(cluster_node *sender, const cmsg *m) {
 /* ---- manual failover --------------------------------------------------------------- */
 
 void cluster_failover_reset_manual(void) {
-    if (cluster->mf_replica) pause_end(); /* we were the paused master */
+    if (cluster->mf_replica) { /* we were the paused master */
+        pause_end();
+        srv.repl_ping_held = 0;
+    }
     cluster->mf_end = 0;
     cluster->mf_can_start = 0;
     cluster->mf_replica = NULL;
@@ -293,6 +296,7 @@ void cluster_failover_mfstart(cluster_node *sender, cluster_link *l) {
     cluster->mf_end = srv.now_ms + CLUSTER_MF_TIMEOUT_MS;
     cluster->mf_replica = sender;
     pause_start(srv.now_ms + CLUSTER_MF_TIMEOUT_MS * 2, PAUSE_WRITE);
+    srv.repl_ping_held = 1;
     server_log(LOG_WARNING_, "Manual failover requested by replica " CLUSTER_NAME_FMT ".", sender->name);
     cluster_send_ping(l->inbound && sender->link ? sender->link : l, CMSG_PING);
 }

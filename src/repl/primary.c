@@ -586,7 +586,7 @@ void primary_cron(void) {
     last_second = srv.now_ms;
     once_a_second();
     long long period = config_ll("repl-ping-replica-period");
-    if (!srv.repl_replica && rs.nreplicas && srv.now_ms - rs.last_ping_ms >= period * 1000) {
+    if (!srv.repl_replica && rs.nreplicas && !srv.repl_ping_held && srv.now_ms - rs.last_ping_ms >= period * 1000) {
         rs.last_ping_ms = srv.now_ms;
         repl_feed(ping_cmd, sizeof ping_cmd - 1);
     }
