@@ -391,6 +391,7 @@ int persist_load_at_startup(persist_events_fn *events) {
 int persist_load_for_replica(const char *path, rdb_load_stats *st, char *err, size_t errlen) {
     rdb_load_hooks h = {load_progress, NULL, (size_t)config_ll("loading-process-events-interval-bytes"),
                         config_ll("key-load-delay")};
+    h.quiet_start = 1;
     int64_t t0 = ev_mono_us();
     srv.loading = 1;
     ps.load.start_secs = srv.now_ms / 1000;

@@ -470,6 +470,7 @@ int rdb_load_image(const unsigned char *buf, size_t len, const rdb_load_hooks *h
     memset(st, 0, sizeof *st);
     rdbr_init(&l.r, buf, len);
     db_load_begin(&l.q, l.d);
+    if (h && h->quiet_start) l.next_progress = h->every;
     int rc = report_progress(&l) || check_header(&l) ? -1 : 0;
     while (rc == 0 && (rc = load_step(&l)) == 0) rc = report_progress(&l);
     size_t dup;
