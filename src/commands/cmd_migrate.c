@@ -3,7 +3,8 @@
  *
  * Why: moving keys to another server without a client in the middle
  * (redis-cli --cluster, migration tools). Each key goes as its DUMP payload
- * in `RESTORE key ttl payload [REPLACE]`, preceded by AUTH and by SELECT
+ * in `RESTORE key ttl payload [REPLACE]` (RESTORE-ASKING in cluster mode,
+ * so a target still importing the slot accepts it), preceded by AUTH and by SELECT
  * when the target connection is not in that database yet; everything is
  * written at once, then the replies are read. As in Redis the transfer
  * blocks the server: connect, write and read each wait at most the
@@ -292,7 +293,9 @@ static void add_restore(sbuf *out, span key, const dnode *n, int replace) {
     rdb_save_payload(&w, n);
     rdb_payload_finish(&w);
     char ttlbuf[24];
-    span argv[5] = {{"RESTORE", 7}, key, {ttlbuf, ll_to_str(ttlbuf, ttl)}, {(const char *)w.buf, w.len},
+    /* in cluster mode the target may only be importing the slot: RESTORE-ASKING is served there */
+    span name = srv.cluster_mode ? (span){"RESTORE-ASKING", 14} : (span){"RESTORE", 7};
+    span argv[5] = {name, key, {ttlbuf, ll_to_str(ttlbuf, ttl)}, {(const char *)w.buf, w.len},
                     {"REPLACE", 7}};
     sb_add_command(out, replace ? 5 : 4, argv);
     rdbw_free(&w);
