@@ -187,8 +187,10 @@ static int setslot_node(client *c, int slot) {
             reply_errorf(c, "ERR Can't assign hashslot %d to a different node while I still hold keys for this hash slot.", slot);
             return -1;
         }
-        cluster->migrating_to[slot] = NULL; /* the migration is over */
     }
+    /* the migration is over once no key is left here, even when gossip (the
+     * target's epoch bump) already gave the slot away before this command */
+    if (cluster->migrating_to[slot] && !cluster_keys_in_slot(slot)) cluster->migrating_to[slot] = NULL;
     cluster_del_slot(slot);
     cluster_add_slot(n, slot);
     if (n == me && cluster->importing_from[slot]) {
