@@ -22,7 +22,7 @@ typedef struct route {
     int slot;                       /* of its keys, -1 if none */
     cluster_node *node;             /* the slot's owner */
     span first;                     /* its first key */
-    int migrating, importing, multiple_keys, missing_keys, pubsubshard;
+    int migrating, importing, multiple_keys, missing_keys, existing_keys, pubsubshard;
 } route;
 
 /* 1 if the command names keys or channels (or is EXEC): only then does

@@ -68,7 +68,10 @@ static int route_one(route *r, const command *cmd, const span *argv, int argc) {
             }
             r->multiple_keys = 1;
         }
-        if ((r->migrating || r->importing) && !db_lookup(db_get(0), k.p, k.len)) r->missing_keys++;
+        if (r->migrating || r->importing) {
+            if (db_lookup(db_get(0), k.p, k.len)) r->existing_keys++;
+            else r->missing_keys++;
+        }
     }
     if (keys != small) zfree(keys);
     return rc;
@@ -107,6 +110,10 @@ cluster_node *cluster_route(const client *c, const command *cmd, const span *arg
     }
     if ((r->migrating || r->importing) && !strcmp(cmd->fullname, "migrate")) return cluster->myself;
     if (r->migrating && r->missing_keys) {
+        if (r->existing_keys) { /* some keys here, some moved already: nobody can serve it now */
+            r->err = ROUTE_UNSTABLE;
+            return NULL;
+        }
         r->err = ROUTE_ASK;
         return cluster->migrating_to[r->slot];
     }
@@ -162,7 +169,8 @@ static int redirect(client *c, command *cmd) {
  * alone, in a healthy cluster, from a client that did not say ASKING. */
 static int local(const client *c, const command *cmd) {
     if (c->cluster_flags & CLF_ASKING) return 0;
-    if (!cluster_cmd_has_keys(cmd)) return 1;
+    /* ASKING itself takes the full path, whose end arms the flag for exactly one command */
+    if (!cluster_cmd_has_keys(cmd)) return strcmp(cmd->fullname, "asking") != 0;
     if (cluster->state != CLUSTER_OK || !cmd->key1_pos || cmd->key1_pos >= c->argc) return 0;
     span k = c->argv[cmd->key1_pos];
     unsigned slot = key_hash_slot(k.p, k.len);

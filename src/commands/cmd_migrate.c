@@ -3,7 +3,8 @@
  *
  * Why: moving keys to another server without a client in the middle
  * (redis-cli --cluster, migration tools). Each key goes as its DUMP payload
- * in `RESTORE key ttl payload [REPLACE]`, preceded by AUTH and by SELECT
+ * in `RESTORE key ttl payload [REPLACE]` (RESTORE-ASKING in cluster mode,
+ * so a target still importing the slot accepts it), preceded by AUTH and by SELECT
  * when the target connection is not in that database yet; everything is
  * written at once, then the replies are read. As in Redis the transfer
  * blocks the server: connect, write and read each wait at most the
