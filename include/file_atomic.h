@@ -10,5 +10,9 @@
  * -1 with errno set: the temporary file removed, or, when only the
  * directory fsync failed, the new contents already in place. */
 int file_write_atomic(const char *path, const char *buf, size_t len);
+/* The same; durable 0 skips both fsyncs: the file is still replaced whole
+ * (old or new after a crash of the process), but a power loss may keep the
+ * old one (nodes.conf after a change that needs no fsync, as Redis). */
+int file_replace(const char *path, const char *buf, size_t len, int durable);
 
 #endif

@@ -109,7 +109,8 @@ void nodes_conf_format_vars(sbuf *out, const nodes_conf_vars *vars);
 static inline int nc_slot_get(const nc_node *n, int s) { return (n->slots[s >> 3] >> (s & 7)) & 1; }
 static inline void nc_slot_set(nc_node *n, int s) { n->slots[s >> 3] |= (unsigned char)(1u << (s & 7)); }
 
-/* Writes content to path atomically (file_write_atomic). 0, or -1 with errno. */
-int nodes_conf_save(const char *path, const sbuf *content);
+/* Writes content to path atomically (file_replace; durable: fsynced). 0, or
+ * -1 with errno. */
+int nodes_conf_save(const char *path, const sbuf *content, int durable);
 
 #endif

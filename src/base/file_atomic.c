@@ -53,7 +53,9 @@ static int fsync_parent_dir(const char *path) {
     return rc;
 }
 
-int file_write_atomic(const char *path, const char *buf, size_t len) {
+int file_write_atomic(const char *path, const char *buf, size_t len) { return file_replace(path, buf, len, 1); }
+
+int file_replace(const char *path, const char *buf, size_t len, int durable) {
     char tmp[PATH_MAX + TMP_SUFFIX_MAX];
     struct stat st;
     mode_t mode = stat(path, &st) == 0 ? (st.st_mode & 07777) : 0644;
@@ -63,11 +65,11 @@ int file_write_atomic(const char *path, const char *buf, size_t len) {
     }
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
     if (fd == -1) return -1;
-    if (write_all(fd, buf, len) == -1 || fsync(fd) == -1) goto fail_fd;
+    if (write_all(fd, buf, len) == -1 || (durable && fsync(fd) == -1)) goto fail_fd;
     int rc = close(fd);
     fd = -1;
     if (rc == -1 || rename(tmp, path) == -1) goto fail_fd;
-    return fsync_parent_dir(path);
+    return durable ? fsync_parent_dir(path) : 0;
 fail_fd:;
     int saved = errno;
     if (fd != -1) close(fd);

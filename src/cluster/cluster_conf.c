@@ -105,13 +105,12 @@ int cluster_conf_lock(const char *path) {
 }
 
 int cluster_save_config_err(int do_fsync, char *why, size_t whylen) {
-    (void)do_fsync; /* nodes_conf_save always syncs: the rename must not outrun the data */
     sbuf b = {0};
     for (int i = 0; i < cluster->nnodes; i++)
         if (!(cluster->nodes[i]->flags & CN_HANDSHAKE)) cluster_describe_node(&b, cluster->nodes[i], 1, 0);
     nodes_conf_vars v = {.current_epoch = cluster->current_epoch, .last_vote_epoch = cluster->last_vote_epoch};
     nodes_conf_format_vars(&b, &v);
-    int rc = nodes_conf_save(cluster->config_path, &b);
+    int rc = nodes_conf_save(cluster->config_path, &b, do_fsync);
     int err = errno;
     sb_free(&b);
     if (rc < 0) {

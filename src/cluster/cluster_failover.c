@@ -41,9 +41,11 @@ static long long my_offset(void) {
 
 static void log_cant(int reason) {
     static const char *const why[] = {
-        "", "Disconnected from master for longer than allowed. Please check the 'cluster-replica-validity-factor' "
-            "configuration option.",
-        "Waiting the delay before I can start a new failover.", "Failover attempt expired.",
+        "",
+        ("Disconnected from master for longer than allowed. Please check the 'cluster-replica-validity-factor' "
+         "configuration option."),
+        "Waiting the delay before I can start a new failover.",
+        "Failover attempt expired.",
         "Waiting for votes, but majority still not reached.",
     };
     if (reason == cluster->cant_failover_reason &&

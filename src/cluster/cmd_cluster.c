@@ -44,6 +44,12 @@ static int slot_arg(client *c, span s) {
     return (int)v;
 }
 
+/* Redis's error for a subcommand called with too many arguments. */
+static void wrong_args(client *c) {
+    reply_errorf(c, "ERR unknown subcommand or wrong number of arguments for '%.*s'. Try CLUSTER HELP.",
+                 (int)c->argv[1].len, c->argv[1].p);
+}
+
 static void changed(unsigned todo) { cluster_todo(CLUSTER_TODO_UPDATE_STATE | CLUSTER_TODO_SAVE_CONFIG | todo); }
 
 /* ---- slots ---------------------------------------------------------------- */
@@ -228,14 +234,18 @@ static void cl_setslot(client *c) {
         return;
     }
     if (rc < 0) return;
-    changed(CLUSTER_TODO_FSYNC_CONFIG);
+    changed(0); /* as Redis: saved, not fsynced (an epoch bump fsyncs) */
     reply_ok(c);
 }
 
 static void cl_countkeysinslot(client *c) {
     if (off(c)) return;
     long long s;
-    if (!arg_ll(c->argv[2], &s) || s < 0 || s >= CLUSTER_SLOTS) {
+    if (!arg_ll(c->argv[2], &s)) {
+        reply_err_notint(c);
+        return;
+    }
+    if (s < 0 || s >= CLUSTER_SLOTS) {
         reply_error(c, "ERR Invalid slot");
         return;
     }
@@ -247,7 +257,11 @@ static void emit_key(void *arg, const char *key, size_t klen) { reply_bulk((clie
 static void cl_getkeysinslot(client *c) {
     if (off(c)) return;
     long long s, max;
-    if (!arg_ll(c->argv[2], &s) || !arg_ll(c->argv[3], &max) || s < 0 || s >= CLUSTER_SLOTS || max < 0) {
+    if (!arg_ll(c->argv[3], &max) || !arg_ll(c->argv[2], &s)) {
+        reply_err_notint(c);
+        return;
+    }
+    if (s < 0 || s >= CLUSTER_SLOTS || max < 0) {
         reply_error(c, "ERR Invalid slot or number of keys");
         return;
     }
@@ -266,16 +280,16 @@ static void cl_keyslot(client *c) {
 static void cl_meet(client *c) {
     if (off(c)) return;
     if (c->argc > 5) {
-        reply_err_syntax(c);
+        wrong_args(c);
         return;
     }
     long long port, cport;
-    if (!arg_ll(c->argv[3], &port) || port < 0 || port > 65535) {
+    if (!arg_ll(c->argv[3], &port)) {
         reply_errorf(c, "ERR Invalid TCP base port specified: %.*s", (int)c->argv[3].len, c->argv[3].p);
         return;
     }
     if (c->argc == 5) {
-        if (!arg_ll(c->argv[4], &cport) || cport < 0 || cport > 65535) {
+        if (!arg_ll(c->argv[4], &cport)) {
             reply_errorf(c, "ERR Invalid TCP bus port specified: %.*s", (int)c->argv[4].len, c->argv[4].p);
             return;
         }
@@ -284,7 +298,8 @@ static void cl_meet(client *c) {
     }
     char ip[CLUSTER_IPLEN + 1];
     span_cstr(ip, sizeof ip, c->argv[2]);
-    if (cluster_bus_start_handshake(ip, (int)port, (int)cport) < 0) {
+    if (port < 0 || port > 65535 || cport < 0 || cport > 65535 ||
+        cluster_bus_start_handshake(ip, (int)port, (int)cport) < 0) {
         reply_errorf(c, "ERR Invalid node address specified: %.*s:%.*s", (int)c->argv[2].len, c->argv[2].p,
                      (int)c->argv[3].len, c->argv[3].p);
         return;
@@ -344,7 +359,10 @@ static void cl_failover(client *c) {
     int force = 0, takeover = 0;
     if (c->argc == 3 && span_eq_nocase(c->argv[2], "force")) force = 1;
     else if (c->argc == 3 && span_eq_nocase(c->argv[2], "takeover")) takeover = 1;
-    else if (c->argc != 2) {
+    else if (c->argc > 3) {
+        wrong_args(c);
+        return;
+    } else if (c->argc == 3) {
         reply_err_syntax(c);
         return;
     }
@@ -373,7 +391,7 @@ static void cl_reset(client *c) {
         reply_err_syntax(c);
         return;
     } else if (c->argc > 3) {
-        reply_err_syntax(c);
+        wrong_args(c);
         return;
     }
     if (cluster_is_master(cluster->myself) && dict_size(&db_get(0)->keys)) {

@@ -445,6 +445,6 @@ void nodes_conf_format_vars(sbuf *out, const nodes_conf_vars *vars) {
     sb_addf(out, "vars currentEpoch %llu lastVoteEpoch %llu\n", vars->current_epoch, vars->last_vote_epoch);
 }
 
-int nodes_conf_save(const char *path, const sbuf *content) {
-    return file_write_atomic(path, content->p ? content->p : "", content->len);
+int nodes_conf_save(const char *path, const sbuf *content, int durable) {
+    return file_replace(path, content->p ? content->p : "", content->len, durable);
 }

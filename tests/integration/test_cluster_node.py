@@ -359,31 +359,24 @@ CASES = {
         step("CLUSTER", "ADDSLOTSRANGE", 0, 16383),
         step("INFO", "cluster"),
     ],
+    "not_integer_slot_args": [
+        step("CLUSTER", "COUNTKEYSINSLOT", "x"),
+        step("CLUSTER", "GETKEYSINSLOT", "x", 1),
+        step("CLUSTER", "GETKEYSINSLOT", 1, "x"),
+    ],
+    "meet_bad_ports": [
+        step("CLUSTER", "MEET", "127.0.0.1", -1),
+        step("CLUSTER", "MEET", "127.0.0.1", 70000),
+        step("CLUSTER", "MEET", "127.0.0.1", 7000, 70000),
+        step("CLUSTER", "MEET", "127.0.0.1", 7000, 17000, "extra"),
+        step("CLUSTER", "RESET", "soft", "extra"),
+        step("CLUSTER", "FAILOVER", "force", "extra"),
+        step("CLUSTER", "FAILOVER", "foo"),
+    ],
 }
 
 
-# Known differences (ferry's error texts), kept apart so the cases above pin
-# everything else; each passes once ferry answers as redis-server 7.0 does.
-XFAIL_CASES = {
-    "not_integer_slot_args": (
-        "ferry answers '-ERR Invalid slot' / '-ERR Invalid slot or number of keys' to a "
-        "non-integer slot or count; Redis parses them as integers first: "
-        "'-ERR value is not an integer or out of range'", [
-            step("CLUSTER", "COUNTKEYSINSLOT", "x"),
-            step("CLUSTER", "GETKEYSINSLOT", "x", 1),
-            step("CLUSTER", "GETKEYSINSLOT", 1, "x"),
-        ]),
-    "meet_bad_ports": (
-        "Redis 7.0 reports an integer port out of range (base or bus) as "
-        "'-ERR Invalid node address specified: ip:baseport' (the handshake refuses it) and "
-        "MEET with 6+ arguments as the unknown-subcommand error; ferry says 'Invalid TCP "
-        "base/bus port specified: N' and 'syntax error'", [
-            step("CLUSTER", "MEET", "127.0.0.1", -1),
-            step("CLUSTER", "MEET", "127.0.0.1", 70000),
-            step("CLUSTER", "MEET", "127.0.0.1", 7000, 70000),
-            step("CLUSTER", "MEET", "127.0.0.1", 7000, 17000, "extra"),
-        ]),
-}
+XFAIL_CASES = {}  # known differences: none left
 
 
 def _params():

@@ -63,6 +63,13 @@ KNOWN = {
     ("acl.c", "server"): "srv.clients, requirepass mirrored into the default user",
     ("acl_rules.c", "server"): "acl-pubsub-default", ("acl_rules.c", "config"): "acl-pubsub-default by name",
     ("acl_log.c", "server"): "acllog-max-len, the script's caller", ("acl_log.c", "config"): "acllog-max-len by name",
+    # cluster mode: the clock, the listeners' ports and bind addresses, the cluster-* settings by name
+    **{(f, "server"): "srv: clock, ports, bind addresses, the event loop" for f in (
+        "cluster.c cluster_bus.c cluster_conf.c cluster_failover.c cluster_gossip.c cluster_redirect.c cmd_cluster.c "
+        "cmd_cluster_view.c").split()},
+    **{(f, "config"): "cluster-* settings by name" for f in (
+        "cluster.c cluster_conf.c cluster_failover.c cluster_gossip.c cluster_redirect.c cmd_cluster.c "
+        "cmd_cluster_view.c").split()},
 }
 
 

@@ -407,11 +407,11 @@ Test(nodes_conf, save_is_atomic_and_readable) {
     snprintf(path, sizeof path, "%s/nodes.conf", dir);
     sbuf content = {0};
     sb_adds(&content, "old\n");
-    cr_assert_eq(nodes_conf_save(path, &content), 0);
+    cr_assert_eq(nodes_conf_save(path, &content, 1), 0);
     chmod(path, 0600);
     content.len = 0;
     sb_adds(&content, ME "\nvars currentEpoch 0 lastVoteEpoch 0\n");
-    cr_assert_eq(nodes_conf_save(path, &content), 0);
+    cr_assert_eq(nodes_conf_save(path, &content, 1), 0);
     struct stat st;
     cr_assert_eq(stat(path, &st), 0);
     cr_assert_eq(st.st_mode & 0777, 0600); /* the old file's mode is kept */
@@ -423,7 +423,7 @@ Test(nodes_conf, save_is_atomic_and_readable) {
     cr_assert(memcmp(buf, content.p, n) == 0);
     got g;
     cr_assert_eq(parse(buf, n, &g, NULL, NULL), 0);
-    cr_assert_eq(nodes_conf_save("/nonexistent-dir/x/nodes.conf", &content), -1);
+    cr_assert_eq(nodes_conf_save("/nonexistent-dir/x/nodes.conf", &content, 1), -1);
     sb_free(&content);
     unlink(path);
     rmdir(dir);
