@@ -87,6 +87,7 @@ int cluster_node_add_replica(cluster_node *m, cluster_node *r) {
         if (m->replicas[i] == r) return 0;
     m->replicas = zrealloc(m->replicas, sizeof *m->replicas * (size_t)(m->nreplicas + 1));
     m->replicas[m->nreplicas++] = r;
+    m->flags |= CN_MIGRATE_TO; /* a master that had replicas may get one back by migration */
     return 1;
 }
 
