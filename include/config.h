@@ -139,5 +139,7 @@ extern int (*config_aof_changed)(const char *name, char *err, size_t errlen);
 extern int (*config_tls_changed)(void);
 /* Set by the replication layer: told after every CONFIG SET. */
 extern void (*config_repl_changed)(void);
+/* Set by the cluster layer in cluster mode: told after every CONFIG SET. */
+extern void (*config_cluster_changed)(void);
 
 #endif

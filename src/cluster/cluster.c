@@ -82,11 +82,19 @@ static int remove_ptr(cluster_node **arr, int *n, const cluster_node *x) {
     return 0;
 }
 
+/* Replicas are kept sorted by name, as Redis keeps them, so CLUSTER SLOTS
+ * and SHARDS list them in the same order on every node. */
 int cluster_node_add_replica(cluster_node *m, cluster_node *r) {
     for (int i = 0; i < m->nreplicas; i++)
         if (m->replicas[i] == r) return 0;
     m->replicas = zrealloc(m->replicas, sizeof *m->replicas * (size_t)(m->nreplicas + 1));
-    m->replicas[m->nreplicas++] = r;
+    int at = m->nreplicas;
+    while (at > 0 && memcmp(m->replicas[at - 1]->name, r->name, CLUSTER_NAMELEN) > 0) {
+        m->replicas[at] = m->replicas[at - 1];
+        at--;
+    }
+    m->replicas[at] = r;
+    m->nreplicas++;
     m->flags |= CN_MIGRATE_TO; /* a master that had replicas may get one back by migration */
     return 1;
 }
@@ -379,6 +387,7 @@ int cluster_init(void) {
     srv.cluster_mode = 1;
     cluster_redirect_init();
     cluster_debug_init();
+    config_cluster_changed = cluster_set_own_ports;
     cluster->drop_filter = -1;
     pubsub_cluster_propagate = propagate_publish;
     return 0;

@@ -131,29 +131,23 @@ static int each_range(const cluster_node *n, void (*fn)(void *, int, int), void 
     return runs;
 }
 
-typedef struct slots_ctx {
-    client *c;
-    const cluster_node *n;
-    int type;
-} slots_ctx;
-
-static void emit_range(void *arg, int a, int b) {
-    slots_ctx *x = arg;
-    slot_range(x->c, x->n, a, b, x->type);
-}
-
+/* Runs of consecutive slots with one owner, in slot order (as Redis 7.0
+ * replies, so every node of a cluster gives the same bytes). */
 void cl_slots(client *c) {
     if (!cluster) {
         reply_error(c, "ERR This instance has cluster support disabled");
         return;
     }
-    int total = 0, type = endpoint_type();
-    for (int i = 0; i < cluster->nnodes; i++)
-        if (cluster_is_master(cluster->nodes[i])) total += each_range(cluster->nodes[i], NULL, NULL);
-    reply_array(c, total);
-    for (int i = 0; i < cluster->nnodes; i++) {
-        slots_ctx x = {c, cluster->nodes[i], type};
-        if (cluster_is_master(x.n)) each_range(x.n, emit_range, &x);
+    int runs = 0, type = endpoint_type();
+    for (int s = 0; s < CLUSTER_SLOTS; s++)
+        if (cluster->slots[s] && (s == 0 || cluster->slots[s - 1] != cluster->slots[s])) runs++;
+    reply_array(c, runs);
+    for (int s = 0; s < CLUSTER_SLOTS;) {
+        cluster_node *n = cluster->slots[s];
+        int e = s;
+        while (e + 1 < CLUSTER_SLOTS && cluster->slots[e + 1] == n) e++;
+        if (n) slot_range(c, n, s, e, type);
+        s = e + 1;
     }
 }
 

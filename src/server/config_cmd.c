@@ -36,6 +36,7 @@
 int (*config_port_changed)(void) = NULL;
 int (*config_aof_changed)(const char *name, char *err, size_t errlen) = NULL;
 void (*config_repl_changed)(void) = NULL;
+void (*config_cluster_changed)(void) = NULL;
 int (*config_tls_changed)(void) = NULL;
 
 /* ------------------------------------------------------ CONFIG command */
@@ -203,6 +204,7 @@ static int apply_all(const int *idx, char **canon, int n, char *err, size_t errl
     if (maxmem) evict_maxmemory_changed(); /* starts evicting if the new limit is below usage */
     notify_set_flags(srv.cfg.notify_keyspace_events);
     if (config_repl_changed) config_repl_changed(); /* min-replicas-* apply to the next command */
+    if (config_cluster_changed) config_cluster_changed(); /* announced ports and hostname show at once */
     return 0;
 }
 
