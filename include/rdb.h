@@ -65,6 +65,8 @@ typedef struct rdb_load_hooks {
     size_t every;
     long long key_delay_us;
     int allow_dup;                  /* a key or library that exists is replaced (DEBUG RELOAD MERGE) */
+    int keep_expired;               /* keys whose time passed are loaded too (a replica's load: its primary
+                                     * deletes them, as Redis's loader does when it is not a master) */
     int quiet_start;                /* no progress call before `every` bytes (a replica's load, as Redis's:
                                      * a small snapshot loads without serving a client -LOADING) */
     /* a key the file holds but whose time had passed: not loaded (NULL: nothing to tell) */

@@ -99,6 +99,8 @@ typedef struct server {
     struct client *executing_client; /* the client of the innermost running command_call (a script's own
                                       * client inside EVAL), NULL between commands */
     int cluster_mode;               /* cluster-enabled yes (cluster/): one database, keys by slot */
+    int load_as_replica;            /* the start-up load is a replica's (replicaof, or a cluster replica in
+                                     * nodes.conf): keys already expired are kept for the primary's DEL */
     int repl_ping_held;             /* a cluster manual failover paused writes: no PING into the replication
                                      * stream, so the replica can reach the offset announced with the pause */
     /* replication (repl/), read by the dispatcher and the keyspace */

@@ -325,6 +325,10 @@ void cluster_set_own_ports(void) {
     char *h = config_get_by_name(&srv.cfg, "cluster-announce-hostname");
     snprintf(me->hostname, sizeof me->hostname, "%s", h ? h : "");
     zfree(h);
+    unsigned old = me->flags;
+    me->flags &= ~(unsigned)CN_NOFAILOVER;
+    if (config_is_yes(&srv.cfg, "cluster-replica-no-failover")) me->flags |= CN_NOFAILOVER;
+    if (me->flags != old) cluster_todo(CLUSTER_TODO_SAVE_CONFIG | CLUSTER_TODO_UPDATE_STATE);
 }
 
 int cluster_bus_port(void) {

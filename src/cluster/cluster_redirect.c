@@ -21,6 +21,7 @@
 #include "db.h"
 #include "keyspec.h"
 #include "multi.h"
+#include "repl.h"
 #include "reply.h"
 #include "server.h"
 #include "zmalloc.h"
@@ -77,11 +78,19 @@ static int route_one(route *r, const command *cmd, const span *argv, int argc) {
     return rc;
 }
 
-static int is_write_request(const client *c, const command *cmd) {
+/* A write: the command's flag, or a script whose shebang does not say
+ * no-writes (Redis takes a script's flags as its command's). */
+static int cmd_writes(const command *cmd, const span *argv, int argc) {
     if (cmd->flags & CMD_WRITE) return 1;
+    return (cmd->props & PROP_NUMKEYS_AT_2) && !(cmd->flags & CMD_READONLY) && repl_script_declares_write &&
+           repl_script_declares_write(argv, argc);
+}
+
+static int is_write_request(const client *c, const command *cmd) {
+    if (cmd_writes(cmd, c->argv, c->argc)) return 1;
     if (cmd->props & PROP_EXEC)
         for (int i = 0; i < c->mcount; i++)
-            if (c->mstate[i].cmd->flags & CMD_WRITE) return 1;
+            if (cmd_writes(c->mstate[i].cmd, c->mstate[i].argv, c->mstate[i].argc)) return 1;
     return 0;
 }
 

@@ -358,7 +358,8 @@ int persist_load_at_startup(persist_events_fn *events) {
     rdb_path(path, sizeof path);
     int64_t t0 = ev_mono_us();
     rdb_load_hooks h = {load_progress, NULL, (size_t)config_ll("loading-process-events-interval-bytes"),
-                        config_ll("key-load-delay"), .expired_key = note_expired};
+                        config_ll("key-load-delay"), .expired_key = note_expired,
+                        .keep_expired = srv.load_as_replica};
     srv.loading = 1;
     ps.load.start_secs = srv.now_ms / 1000;
     ps.load.start_us = t0;
@@ -392,6 +393,7 @@ int persist_load_for_replica(const char *path, rdb_load_stats *st, char *err, si
     rdb_load_hooks h = {load_progress, NULL, (size_t)config_ll("loading-process-events-interval-bytes"),
                         config_ll("key-load-delay")};
     h.quiet_start = 1;
+    h.keep_expired = 1;
     int64_t t0 = ev_mono_us();
     srv.loading = 1;
     ps.load.start_secs = srv.now_ms / 1000;

@@ -329,7 +329,7 @@ static int load_key(loader *l, unsigned t) {
     int rc = 0;
     if (rdb_value_empty(&v)) {
         l->st->empty_keys_skipped++;
-    } else if (l->expire_ms >= 0 && l->expire_ms < srv.now_ms) {
+    } else if (l->expire_ms >= 0 && l->expire_ms < srv.now_ms && !(l->h && l->h->keep_expired)) {
         l->st->keys_expired++;
         if (l->h && l->h->expired_key) l->h->expired_key(l->h->ud, l->d->id, key.p, key.len);
     } else {

@@ -297,6 +297,9 @@ int main(int argc, char **argv) {
     write_pidfile();
     show_banner();
     server_log(LOG_NOTICE_, "Server initialized");
+    char *ro = config_get_by_name(&srv.cfg, "replicaof");
+    srv.load_as_replica = cluster ? cluster_is_replica(cluster->myself) : ro && ro[0];
+    zfree(ro);
     int loaded = persist_load_at_startup(loading_events);
     if (loaded < 0) return 1;
     if (loaded == 0) {
