@@ -304,6 +304,7 @@ int main(int argc, char **argv) {
     if (loaded < 0) return 1;
     if (loaded == 0) {
         if (cluster_verify_with_data() != 0) return 1;
+        if (cluster) cluster_update_state(); /* a replica's first sync may hold the cron back (no timers while loading) */
         repl_init(); /* after the load: a configured replicaof connects now */
         ev_timer_add(srv.el, 1, server_cron, NULL);
         if (cluster) ev_timer_add(srv.el, CLUSTER_CRON_MS, cluster_timer, NULL);
