@@ -1,5 +1,5 @@
-# ferry Makefile. Targets: all (build/ferry-server), run, test, unit, clean,
-# install, uninstall.
+# ferry Makefile. Targets: all (build/ferry-server), run, cluster (N=2),
+# cluster-stop, test, unit, clean, install, uninstall.
 # Variables: CC (gcc|clang), SANITIZE (e.g. address,undefined), OPT,
 # PREFIX (/usr/local) and DESTDIR (install, uninstall),
 # LUA (yes: scripting with Debian's Lua 5.1, cjson and bit; no: a libc-only
@@ -194,6 +194,18 @@ run:
 	@scripts/install-deps.sh --build
 	@$(MAKE) --no-print-directory $(SERVER)
 	./$(SERVER) --port 6379
+
+# N ferry nodes (default 2) as one Redis Cluster on ports 7000.., node i pinned
+# to core i % ncores (scripts/ferry-cluster); `make cluster-stop` stops them
+N ?= 2
+.PHONY: cluster cluster-stop
+cluster:
+	@scripts/install-deps.sh --build
+	@$(MAKE) --no-print-directory $(SERVER)
+	scripts/ferry-cluster start $(N) --port 7000 --server $(SERVER)
+
+cluster-stop:
+	scripts/ferry-cluster stop --port 7000
 
 deps:
 	@scripts/install-deps.sh
