@@ -137,7 +137,7 @@ fuzz-replay: $(FUZZ_BINS)
 	    tail -40 $(FUZZ_DIR)/$$n.replay.log; exit 1; fi; done
 
 # ---- benchmarks (issue: throughput model) -------------------------------------
-.PHONY: bench bench-smoke bench-persistence bench-aof bench-streams bench-commands bench-scripting bench-acl bench-repl bench-values bench-tls
+.PHONY: bench bench-smoke bench-persistence bench-aof bench-streams bench-commands bench-scripting bench-acl bench-repl bench-values bench-tls bench-cluster
 bench: deps $(SERVER) $(BENCH) $(NULLSRV)
 	.venv/bin/python scripts/bench_all.py
 
@@ -178,6 +178,11 @@ bench-values: deps $(SERVER) $(BENCH) $(NULLSRV)
 # TLS throughput (ferry-bench and redis-benchmark --tls) and handshakes, ferry vs redis-server (issue #20)
 bench-tls: deps $(SERVER) $(BENCH)
 	.venv/bin/python scripts/tls_bench.py --ferry $(SERVER)
+
+# SET/GET at P=16/100: a 2-node ferry cluster (scripts/ferry-cluster) vs one ferry node, a 2-node
+# redis-server cluster and redis-server io-threads 2; redis-benchmark [--cluster] and redis-py (issue #21; ~5 min)
+bench-cluster: deps $(SERVER)
+	.venv/bin/python scripts/cluster_bench.py --ferry $(SERVER)
 
 bench-smoke: $(SERVER) $(BENCH) $(NULLSRV)
 	@.venv/bin/python scripts/bench_smoke.py
