@@ -1,5 +1,5 @@
-# ferry Makefile. Targets: all (build/ferry-server), run, test, unit, clean,
-# install, uninstall.
+# ferry Makefile. Targets: all (build/ferry-server), run, cluster (N=2),
+# cluster-stop, test, unit, clean, install, uninstall.
 # Variables: CC (gcc|clang), SANITIZE (e.g. address,undefined), OPT,
 # PREFIX (/usr/local) and DESTDIR (install, uninstall),
 # LUA (yes: scripting with Debian's Lua 5.1, cjson and bit; no: a libc-only
@@ -137,7 +137,7 @@ fuzz-replay: $(FUZZ_BINS)
 	    tail -40 $(FUZZ_DIR)/$$n.replay.log; exit 1; fi; done
 
 # ---- benchmarks (issue: throughput model) -------------------------------------
-.PHONY: bench bench-smoke bench-persistence bench-aof bench-streams bench-commands bench-scripting bench-acl bench-repl bench-values bench-tls
+.PHONY: bench bench-smoke bench-persistence bench-aof bench-streams bench-commands bench-scripting bench-acl bench-repl bench-values bench-tls bench-cluster
 bench: deps $(SERVER) $(BENCH) $(NULLSRV)
 	.venv/bin/python scripts/bench_all.py
 
@@ -179,6 +179,11 @@ bench-values: deps $(SERVER) $(BENCH) $(NULLSRV)
 bench-tls: deps $(SERVER) $(BENCH)
 	.venv/bin/python scripts/tls_bench.py --ferry $(SERVER)
 
+# SET/GET at P=16/100: a 2-node ferry cluster (scripts/ferry-cluster) vs one ferry node, a 2-node
+# redis-server cluster and redis-server io-threads 2; redis-benchmark [--cluster] and redis-py (issue #21; ~5 min)
+bench-cluster: deps $(SERVER)
+	.venv/bin/python scripts/cluster_bench.py --ferry $(SERVER)
+
 bench-smoke: $(SERVER) $(BENCH) $(NULLSRV)
 	@.venv/bin/python scripts/bench_smoke.py
 
@@ -194,6 +199,18 @@ run:
 	@scripts/install-deps.sh --build
 	@$(MAKE) --no-print-directory $(SERVER)
 	./$(SERVER) --port 6379
+
+# N ferry nodes (default 2) as one Redis Cluster on ports 7000.., node i pinned
+# to core i % ncores (scripts/ferry-cluster); `make cluster-stop` stops them
+N ?= 2
+.PHONY: cluster cluster-stop
+cluster:
+	@scripts/install-deps.sh --build
+	@$(MAKE) --no-print-directory $(SERVER)
+	scripts/ferry-cluster start $(N) --port 7000 --server $(SERVER)
+
+cluster-stop:
+	scripts/ferry-cluster stop --port 7000
 
 deps:
 	@scripts/install-deps.sh

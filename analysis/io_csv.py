@@ -62,7 +62,7 @@ VALUES_COLUMNS = {
 # fixed-name files that are neither sweeps nor AUX_KINDS; classify() puts
 # them in its aux dict under their stem
 OTHER_KNOWN = ("unavailable", "ceiling", "memory_elements", "persistence", "scripting", "aof", "streams",
-               "commands", "acl", "repl", "values", "tls")
+               "commands", "acl", "repl", "values", "tls", "cluster")
 # scripts/default_suite.py (default_suite.csv, default_suite_p<P>.csv) and
 # scripts/option_workloads.py: one row per (server, round, test), ferry vs
 # redis (analysis/suite.py).  The test's name is in SUITE_NAME_COLUMN[kind];
@@ -164,7 +164,7 @@ def classify(bench_dir: Path) -> tuple[list[Path], dict[str, Path], list[Path]]:
 
     The aux dict also holds the OTHER_KNOWN files ('unavailable', 'ceiling',
     'memory_elements', 'persistence', 'scripting', 'aof', 'streams', 'commands',
-    'acl', 'repl', 'values') and the side-by-side suites (suite_kind() not None),
+    'acl', 'repl', 'values', 'tls', 'cluster') and the side-by-side suites (suite_kind() not None),
     each under its stem, when present.
     """
     sweeps, aux, other = [], {}, []

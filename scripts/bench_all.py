@@ -13,6 +13,7 @@ What: runs, each as its own process with this Python:
   6c. scripting.py   -> <out>/scripting.csv     (EVALSHA throughput, script cache)
   6d. repl_bench.py  -> <out>/repl.csv          (SET with 0/1/2 replicas, lag, full-sync time)
   6e. tls_bench.py   -> <out>/tls.csv           (SET/GET over TLS, P=1/16/100, handshakes)
+  6f. cluster_bench.py -> <out>/cluster.csv     (2-node ferry cluster vs one node, redis cluster, io-threads)
   7. unavailable.py  -> <out>/unavailable.csv   (cycles, energy: why not)
   8. manifest.py     -> results/manifest.json   (versions, machine, windows, sha256)
 Each step's full output is shown as it runs and also saved to
@@ -37,7 +38,7 @@ import benchlib as bl
 
 HERE = Path(__file__).resolve().parent
 STEPS = ["sweep", "syscalls", "ceiling", "values", "instructions", "memory", "persistence", "aof", "scripting", "repl",
-         "tls", "unavailable", "manifest"]
+         "tls", "cluster", "unavailable", "manifest"]
 
 
 def count_rows(path: Path) -> int:
@@ -81,6 +82,7 @@ def main(argv=None) -> int:
         "scripting": (["scripting.py", "--out", str(out)] + q, [out / "scripting.csv"]),
         "repl": (["repl_bench.py", "--out", str(out)] + q, [out / "repl.csv"]),
         "tls": (["tls_bench.py", "--out", str(out)] + q + pin, [out / "tls.csv"]),
+        "cluster": (["cluster_bench.py", "--out", str(out)] + q + pin, [out / "cluster.csv"]),
         "unavailable": (["unavailable.py", "--out", str(out)], [out / "unavailable.csv"]),
         "manifest": (["manifest.py", "--bench-dir", str(out), "--out", args.manifest], []),
     }

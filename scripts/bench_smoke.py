@@ -7,6 +7,8 @@ What: into a temporary directory, runs
   - memory.py --quick (N=10000);
   - values_bench.py at one point (64 KB values, P=16, 2000 requests, one
     round of redis, ferry and, when built, the null server);
+  - cluster_bench.py --quick, one ferry node and a 2-node ferry cluster
+    (scripts/ferry-cluster), redis-benchmark [--cluster] at P=16;
   - unavailable.py and manifest.py;
 and asserts that each produced rows with the agreed columns for both servers:
 rps > 0 (and p999_ms present for ferry-bench), read/write syscalls > 0,
@@ -69,7 +71,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--keep", action="store_true", help="keep the temporary output directory")
     args = ap.parse_args(argv)
-    import sweep, syscalls, memory, values_bench  # noqa: E401  (column lists)
+    import sweep, syscalls, memory, values_bench, cluster_bench  # noqa: E401  (column lists)
     t_all = time.monotonic()
     tmp = Path(tempfile.mkdtemp(prefix="ferry-bench-smoke-"))
     try:
@@ -130,6 +132,15 @@ def main(argv=None) -> int:
             check(all(float(r["rps"]) > 0 and r["value_bytes"] == "65536" and r["keyspace"] == "128"
                       and r["server_cpu_us_per_op"] != "" for r in mine), "values: bad rows for %s: %s" % (s, mine))
         print("bench_smoke: values_bench ok (%s, %.1fs)" % (",".join(servers), dt))
+
+        dt = run_step("cluster_bench", ["cluster_bench.py", "--quick", "--setups", "ferry-1,ferry-2", "--tools",
+                                        "redis-benchmark", "--pipelines", "16", "--out", out, "--tables", out], 60)
+        rows = read_csv(tmp / "cluster.csv", cluster_bench.COLUMNS)
+        check(sorted((r["setup"], r["test"], r["nodes"]) for r in rows)
+              == [("ferry-1", "GET", "1"), ("ferry-1", "SET", "1"), ("ferry-2", "GET", "2"), ("ferry-2", "SET", "2")],
+              "cluster: rows %s" % [(r["setup"], r["test"]) for r in rows])
+        check(all(float(r["rps"]) > 0 and int(r["requests"]) > 0 for r in rows), "cluster: bad rows %s" % rows)
+        print("bench_smoke: cluster_bench ok (%.1fs)" % dt)
 
         run_step("unavailable", ["unavailable.py", "--out", out], 60)
         rows = read_csv(tmp / "unavailable.csv", ["metric", "reason"])
