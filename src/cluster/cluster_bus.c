@@ -27,6 +27,7 @@
 #include "client.h"
 #include "cluster.h"
 #include "cluster_bus.h"
+#include "config.h"
 #include "event.h"
 #include "frand.h"
 #include "reply.h"
@@ -334,6 +335,16 @@ static int watch_node(cluster_node *n, long long timeout) {
     return 0;
 }
 
+/* A link whose unsent output outgrew cluster-link-sendbuf-limit (a peer
+ * that stopped reading) is dropped; the next cron connects again. */
+static void check_sendbuf(cluster_link *l, unsigned long long limit) {
+    if (!l || !limit || l->slen - l->soff <= limit) return;
+    server_log(LOG_WARNING_, "Freeing cluster link(%s node " CLUSTER_NAME_FMT ", used memory: %zu) due to "
+               "exceeding send buffer memory limit.", l->inbound ? "from" : "to", l->node->name, l->scap);
+    cluster->links_buffer_limit_exceeded++;
+    cluster_link_free(l);
+}
+
 void cluster_bus_cron(void) {
     long long timeout = cluster_node_timeout();
     long long hs_timeout = timeout < HANDSHAKE_TIMEOUT_MIN_MS ? HANDSHAKE_TIMEOUT_MIN_MS : timeout;
@@ -350,6 +361,11 @@ void cluster_bus_cron(void) {
         if (!n->link) connect_node(n);
     }
     if (cron_iteration % 10 == 0) ping_random();
+    unsigned long long limit = (unsigned long long)config_get_ll(&srv.cfg, "cluster-link-sendbuf-limit");
+    for (int i = 0; i < cluster->nnodes; i++) {
+        check_sendbuf(cluster->nodes[i]->link, limit);
+        check_sendbuf(cluster->nodes[i]->inbound_link, limit);
+    }
     int update = 0;
     for (int i = 0; i < cluster->nnodes; i++) {
         cluster_node *n = cluster->nodes[i];

@@ -68,7 +68,7 @@ KNOWN = {
         "cluster.c cluster_bus.c cluster_conf.c cluster_failover.c cluster_gossip.c cluster_redirect.c cmd_cluster.c "
         "cmd_cluster_view.c").split()},
     **{(f, "config"): "cluster-* settings by name" for f in (
-        "cluster.c cluster_conf.c cluster_failover.c cluster_gossip.c cluster_redirect.c cmd_cluster.c "
+        "cluster.c cluster_bus.c cluster_conf.c cluster_failover.c cluster_gossip.c cluster_redirect.c cmd_cluster.c "
         "cmd_cluster_view.c").split()},
 }
 
