@@ -48,6 +48,8 @@ typedef struct repl_summary {
     int replica, link_up, replicas;
     long long offset, max_lag_bytes;
     int64_t last_io_ms, down_since_ms;  /* a replica's link: last byte from the primary; down since (0: up) */
+    long long announced_offset;     /* what a cluster node tells of its offset: 0 for a replica in a full sync
+                                     * (receiving or loading the snapshot), as Redis's replica offset */
 } repl_summary;
 void repl_get_summary(repl_summary *out);
 /* Cluster mode's replication (CLUSTER REPLICATE, failovers): follow the

@@ -302,7 +302,7 @@ const char *cluster_endpoint(const cluster_node *n) {
     zfree(t);
     if (type == 1 && n->hostname[0]) return n->hostname;
     if (type == 1) return "?";
-    if (type == 2) return "?";
+    if (type == 2) return "";
     return n->ip;
 }
 

@@ -36,7 +36,7 @@
 static long long my_repl_offset(void) {
     repl_summary rs;
     repl_get_summary(&rs);
-    return rs.offset;
+    return rs.announced_offset;
 }
 
 void cluster_msg_header(cmsg_hdr *h, uint16_t type) {

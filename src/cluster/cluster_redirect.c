@@ -37,13 +37,23 @@ int cluster_cmd_has_keys(const command *cmd) {
     return (cmd->flags & CMD_MOVABLE_KEYS) || (cmd->keyinfo && cmd->keyinfo->nspecs > 0) || (cmd->props & PROP_EXEC);
 }
 
+/* The keys of a request; a sharded pub/sub command's channels count as
+ * keys (its key specs call them NOT_KEY, which command_keys leaves out). */
+static int request_keys(const command *cmd, const span *argv, int argc, keyref *out, int max) {
+    if (!is_shard_pubsub(cmd)) return command_keys(cmd, argv, argc, out, max);
+    int last = !strcmp(cmd->fullname, "spublish") ? 1 : argc - 1, n = 0;
+    for (int i = 1; i <= last && i < argc; i++, n++)
+        if (n < max) out[n] = (keyref){i, 0};
+    return n;
+}
+
 /* What one request (cmd, argv) adds to the route r. 0, or -1 with r->err. */
 static int route_one(route *r, const command *cmd, const span *argv, int argc) {
     keyref small[ROUTE_KEYS_SMALL], *keys = small;
-    int n = command_keys(cmd, argv, argc, small, ROUTE_KEYS_SMALL);
+    int n = request_keys(cmd, argv, argc, small, ROUTE_KEYS_SMALL);
     if (n > ROUTE_KEYS_SMALL) {
         keys = zmalloc(sizeof *keys * (size_t)n);
-        n = command_keys(cmd, argv, argc, keys, n);
+        n = request_keys(cmd, argv, argc, keys, n);
     }
     if (is_shard_pubsub(cmd)) r->pubsubshard = 1;
     int rc = 0;

@@ -105,15 +105,21 @@ static void node_entry(client *c, const cluster_node *n, int type) {
     }
 }
 
+static long long node_offset(const cluster_node *n);
+
+/* A replica CLUSTER SLOTS lists: not failed, and not in a full sync (its
+ * offset 0), as Redis 7.0 shows them. */
+static int replica_available(const cluster_node *r) { return !(r->flags & CN_FAIL) && node_offset(r) != 0; }
+
 static void slot_range(client *c, const cluster_node *n, int start, int end, int type) {
     int ok = 0;
-    for (int i = 0; i < n->nreplicas; i++) ok += !(n->replicas[i]->flags & CN_FAIL);
+    for (int i = 0; i < n->nreplicas; i++) ok += replica_available(n->replicas[i]);
     reply_array(c, 3 + ok);
     reply_int(c, start);
     reply_int(c, end);
     node_entry(c, n, type);
     for (int i = 0; i < n->nreplicas; i++)
-        if (!(n->replicas[i]->flags & CN_FAIL)) node_entry(c, n->replicas[i], type);
+        if (replica_available(n->replicas[i])) node_entry(c, n->replicas[i], type);
 }
 
 /* Calls fn for each run of slots of master n; returns how many runs. */
@@ -155,7 +161,7 @@ static long long node_offset(const cluster_node *n) {
     if (!(n->flags & CN_MYSELF)) return n->repl_offset;
     repl_summary rs;
     repl_get_summary(&rs);
-    return rs.offset;
+    return rs.announced_offset;
 }
 
 static void shard_node(client *c, const cluster_node *n) {

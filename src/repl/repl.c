@@ -309,6 +309,7 @@ void repl_get_summary(repl_summary *out) {
     out->offset = rs.offset;
     out->max_lag_bytes = 0;
     out->last_io_ms = rs.last_io_ms;
+    out->announced_offset = srv.repl_replica && (rs.link == LINK_TRANSFER || srv.loading) ? 0 : rs.offset;
     out->down_since_ms = rs.down_since_ms;
     for (int i = 0; i < rs.nreplicas; i++) {
         const replica_link *r = rs.replicas[i]->repl;
