@@ -433,7 +433,23 @@ static int title_template_ok(const char *s) {
     return 1;
 }
 
+#define HOSTNAME_MAX 256            /* Redis's NET_HOST_STR_LEN */
+
+/* cluster-announce-hostname: what Redis accepts (NULL) or why not. */
+static const char *hostname_refusal(const char *s) {
+    if (strlen(s) >= HOSTNAME_MAX) return "Hostnames must be less than 256 characters";
+    for (const char *p = s; *p; p++)
+        if (!isalnum((unsigned char)*p) && *p != '-' && *p != '.')
+            return "Hostnames may only contain alphanumeric characters, hyphens or dots";
+    return NULL;
+}
+
 static int str_parse(const cdef *d, const char *s, char **canon, char *err, size_t errlen) {
+    const char *why = !strcmp(d->name, "cluster-announce-hostname") ? hostname_refusal(s) : NULL;
+    if (why) {
+        snprintf(err, errlen, "%s", why);
+        return -1;
+    }
     if (!strcmp(d->name, "dbfilename") && strchr(s, '/')) {
         snprintf(err, errlen, "dbfilename can't be a path, just a filename");
         return -1;
