@@ -79,8 +79,12 @@ static int route_one(route *r, const command *cmd, const span *argv, int argc) {
             }
             r->multiple_keys = 1;
         }
-        if (r->migrating || r->importing) {
-            if (db_lookup(db_get(0), k.p, k.len)) r->existing_keys++;
+        /* keys of a moving slot: here or not (an expired one counts as gone but
+         * stays until deleted, as Redis's LOOKUP_NOEXPIRE); a shard channel
+         * is served by the source until the slot has moved */
+        if ((r->migrating || r->importing) && !r->pubsubshard) {
+            dnode *n = db_find(db_get(0), k.p, k.len);
+            if (n && !db_is_expired(n)) r->existing_keys++;
             else r->missing_keys++;
         }
     }
