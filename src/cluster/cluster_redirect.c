@@ -83,8 +83,8 @@ static int route_one(route *r, const command *cmd, const span *argv, int argc) {
          * stays until deleted, as Redis's LOOKUP_NOEXPIRE); a shard channel
          * is served by the source until the slot has moved */
         if ((r->migrating || r->importing) && !r->pubsubshard) {
-            dnode *n = db_find(db_get(0), k.p, k.len);
-            if (n && !db_is_expired(n)) r->existing_keys++;
+            dnode *found = db_find(db_get(0), k.p, k.len);
+            if (found && !db_is_expired(found)) r->existing_keys++;
             else r->missing_keys++;
         }
     }
