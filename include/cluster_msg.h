@@ -201,11 +201,13 @@ typedef struct cmsg {
 
 /* The message at buf[0..len): its totlen once CMSG_FRAME_MIN bytes are
  * there; -2 with fewer; -1 for a bad signature, a totlen below
- * CMSG_HDR_LEN (Redis drops the link then) or above max_totlen. */
+ * CMSG_HDR_LEN or above max_totlen. Redis closes the link on the first two
+ * ("Bad message length or signature received from Cluster bus."). */
 long cmsg_frame(const unsigned char *buf, size_t len, uint32_t max_totlen);
 
 /* One whole message (len must be its totlen): 0 with *out filled, or -1
- * with out->err set. Checks what clusterProcessPacket checks, with the
+ * with out->err set. Redis keeps the link after such a refusal: it logs
+ * and skips the message (silently for a version other than 1). Checks what clusterProcessPacket checks, with the
  * arithmetic done wide: version 1; each type's exact length (gossip count,
  * each extension's length a multiple of 8, at least its header, within the
  * message; a HOSTNAME extension NUL-terminated; publish/module lengths).
