@@ -41,7 +41,7 @@ static int collect(void *arg, const nc_node *n, size_t line) {
     cr_assert_lt(g->n, MAXN);
     cr_assert_leq(n->nstates, MAXST);
     g->nodes[g->n] = *n;
-    memcpy(g->states[g->n], n->states, n->nstates * sizeof *n->states);
+    if (n->nstates) memcpy(g->states[g->n], n->states, n->nstates * sizeof *n->states);
     g->nodes[g->n].states = g->states[g->n];
     g->lines[g->n] = line;
     g->n++;
