@@ -17,11 +17,10 @@ import os
 import random
 import shutil
 import signal
-import socket
 import subprocess
 import time
 
-from conftest import _ALL_SERVERS, ServerProcess, ferry_binary, redis_binary
+from conftest import _ALL_SERVERS, ServerProcess, _bindable, ferry_binary, redis_binary
 from polling import poll
 from resp_client import RawClient, parse, to_python
 
@@ -44,16 +43,6 @@ FERRY = "redis" if ORACLE else "ferry"
 CLUSTER_ARGS = ("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
                 "--cluster-node-timeout", str(NODE_TIMEOUT_MS),
                 "--repl-diskless-sync-delay", "0")
-
-
-def _bindable(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
 
 
 def free_cluster_port(taken=()) -> int:
