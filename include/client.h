@@ -114,6 +114,7 @@ typedef struct client {
     struct client *next_read_again; /* srv.read_again, when on_read_again */
     uint8_t on_read_again;
     struct client *next_close;      /* srv close-async list */
+    int64_t close_ms;               /* when client_close_async was asked (a primary's link lost then) */
 } client;
 
 enum { CLIENT_REPL_NONE = 0, CLIENT_REPL_MASTER = 1, CLIENT_REPL_REPLICA = 2 };

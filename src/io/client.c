@@ -159,6 +159,7 @@ void client_free(client *c) {
 void client_close_async(client *c) {
     if (c->flags & CF_CLOSE_ASAP) return;
     c->flags |= CF_CLOSE_ASAP;
+    c->close_ms = srv.now_ms;
     c->next_close = srv.close_list;
     srv.close_list = c;
 }
