@@ -188,7 +188,8 @@ Test(nodes_conf, accepted_variants) {
     cr_assert_eq(parse_s(A " 1.2.3.4:1@2, myself - 0 0 0 connected\n", &g, &e), 0);
     cr_assert_str_eq(g.nodes[0].hostname, "");
     cr_assert_eq(g.nodes[0].flags, NC_MYSELF);
-    cr_assert_eq(parse(ME " 1\0garbage \"\n", strlen(ME) + 19, &g, NULL, &e), 0, "%s", e.reason);
+    static const char with_nul[] = ME " 1\0garbage \"\n";
+    cr_assert_eq(parse(with_nul, sizeof with_nul - 1, &g, NULL, &e), 0, "%s", e.reason);
     cr_assert(nc_slot_get(&g.nodes[0], 1)); /* cut at the NUL, as Redis's C strings */
     cr_assert_eq(parse_s(ME " \"7\" '8-9'\n", &g, &e), 0); /* quoted as redis-cli */
     cr_assert(nc_slot_get(&g.nodes[0], 7) && nc_slot_get(&g.nodes[0], 9));
