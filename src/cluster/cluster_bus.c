@@ -139,11 +139,15 @@ static void on_readable(evloop *el, int fd, void *data, int mask) {
             }
             want = (size_t)t;
         }
-        if (want > l->rcap) {
-            l->rcap = want > CLUSTER_LINK_RBUF_INIT ? want : CLUSTER_LINK_RBUF_INIT;
+        /* the buffer grows as bytes arrive (doubling, up to the message),
+         * never to a length a peer merely declares */
+        if (l->rlen == l->rcap && l->rcap < want) {
+            size_t cap = l->rcap ? l->rcap * 2 : CLUSTER_LINK_RBUF_INIT;
+            size_t limit = want > CLUSTER_LINK_RBUF_INIT ? want : CLUSTER_LINK_RBUF_INIT;
+            l->rcap = cap < limit ? cap : limit;
             l->rbuf = zrealloc(l->rbuf, l->rcap);
         }
-        size_t room = want - l->rlen;
+        size_t end = want < l->rcap ? want : l->rcap, room = end - l->rlen;
         if (room > BUS_READ_CHUNK && l->rlen >= CMSG_FRAME_MIN) room = BUS_READ_CHUNK;
         ssize_t r = read(fd, l->rbuf + l->rlen, room);
         if (r <= 0) {
