@@ -108,6 +108,7 @@ typedef struct cluster_state {
     cluster_node *mf_replica;
     long long mf_master_offset;
     int mf_can_start;
+    char announced_ip[CLUSTER_IPLEN]; /* cluster-announce-ip ("": learned from peers) */
     int drop_filter;                /* DEBUG DROP-CLUSTER-PACKET-FILTER: type dropped, -1 none, -2 all */
     int bus_fd[16];                 /* bus listeners */
     int bus_nfds;
@@ -167,6 +168,9 @@ int cluster_save_config(int do_fsync);              /* 0, or -1 (logged) */
 /* The node's announced clients' endpoint for redirections and CLUSTER
  * SLOTS, given the connection is TLS or not. */
 const char *cluster_endpoint(const cluster_node *n);
+/* cluster-preferred-endpoint-type */
+enum { ENDPOINT_IP = 0, ENDPOINT_HOSTNAME = 1, ENDPOINT_UNKNOWN = 2 };
+int cluster_endpoint_type(void);
 int cluster_client_port(const cluster_node *n, int tls);
 void cluster_set_own_ports(void);   /* myself's ports, ip and hostname from the settings */
 int cluster_bus_port(void);         /* where the bus listens: cluster-port, else port + 10000 */

@@ -7,6 +7,8 @@
 #include "client.h"
 #include "sbuf.h"
 
+/* 1 (after Redis's "cluster support disabled" error) in standalone mode. */
+int cluster_refuse_disabled(client *c);
 void cl_info(client *c);
 void cl_nodes(client *c);
 void cl_myid(client *c);

@@ -296,14 +296,20 @@ void cluster_update_state(void) {
 
 /* ---- endpoints -------------------------------------------------------------- */
 
-const char *cluster_endpoint(const cluster_node *n) {
+int cluster_endpoint_type(void) {
     char *t = config_get_by_name(&srv.cfg, "cluster-preferred-endpoint-type");
-    int type = t && !strcmp(t, "hostname") ? 1 : t && !strcmp(t, "unknown-endpoint") ? 2 : 0;
+    int type = t && !strcmp(t, "hostname") ? ENDPOINT_HOSTNAME
+               : t && !strcmp(t, "unknown-endpoint") ? ENDPOINT_UNKNOWN : ENDPOINT_IP;
     zfree(t);
-    if (type == 1 && n->hostname[0]) return n->hostname;
-    if (type == 1) return "?";
-    if (type == 2) return "";
-    return n->ip;
+    return type;
+}
+
+const char *cluster_endpoint(const cluster_node *n) {
+    switch (cluster_endpoint_type()) {
+    case ENDPOINT_HOSTNAME: return n->hostname[0] ? n->hostname : "?";
+    case ENDPOINT_UNKNOWN: return "";
+    default: return n->ip;
+    }
 }
 
 /* This node's ports and address as it announces them (cluster-announce-*
@@ -320,8 +326,9 @@ void cluster_set_own_ports(void) {
     me->pport = tls ? (app ? (int)app : pport) : 0;
     me->cport = acp ? (int)acp : cp ? (int)cp : srv.cfg.port + 10000;
     char *ip = config_get_by_name(&srv.cfg, "cluster-announce-ip");
-    if (ip && ip[0]) snprintf(me->ip, sizeof me->ip, "%s", ip);
+    snprintf(cluster->announced_ip, sizeof cluster->announced_ip, "%s", ip ? ip : "");
     zfree(ip);
+    if (cluster->announced_ip[0]) memcpy(me->ip, cluster->announced_ip, sizeof me->ip);
     char *h = config_get_by_name(&srv.cfg, "cluster-announce-hostname");
     snprintf(me->hostname, sizeof me->hostname, "%s", h ? h : "");
     zfree(h);

@@ -53,12 +53,8 @@ void cluster_msg_header(cmsg_hdr *h, uint16_t type) {
     h->sender = me->name;
     h->myslots = master->slots;
     h->slaveof = cluster_is_replica(me) && me->master ? me->master->name : NULL;
-    char *aip = config_get_by_name(&srv.cfg, "cluster-announce-ip");
-    static char ipbuf[CLUSTER_IPLEN];
-    snprintf(ipbuf, sizeof ipbuf, "%s", aip ? aip : "");
-    zfree(aip);
-    h->myip = ipbuf;
-    h->myip_len = strlen(ipbuf);
+    h->myip = cluster->announced_ip; /* kept by cluster_set_own_ports: no lookup per message */
+    h->myip_len = strlen(cluster->announced_ip);
     h->flags = (uint16_t)me->flags;
     h->state = (unsigned char)cluster->state;
     if (cluster_failover_paused()) h->mflags[0] |= CMSG_MF0_PAUSED;
@@ -444,10 +440,7 @@ static void process_hostname(cluster_node *sender, const cmsg *m) {
 
 static void first_contact(cluster_link *l, const cmsg *m) {
     cluster_node *me = cluster->myself;
-    char *aip = config_get_by_name(&srv.cfg, "cluster-announce-ip");
-    int announced = aip && aip[0];
-    zfree(aip);
-    if ((m->h.type == CMSG_MEET || !me->ip[0]) && !announced) {
+    if ((m->h.type == CMSG_MEET || !me->ip[0]) && !cluster->announced_ip[0]) {
         char ip[CLUSTER_IPLEN];
         local_ip(l, ip, sizeof ip);
         if (ip[0] && strcmp(ip, me->ip)) {

@@ -25,12 +25,12 @@
 
 static void cmd_cluster_disabled(client *c) { reply_error(c, "ERR This instance has cluster support disabled"); }
 
-/* 1 (after the error) in standalone mode. */
-static int off(client *c) {
+int cluster_refuse_disabled(client *c) {
     if (cluster) return 0;
     cmd_cluster_disabled(c);
     return 1;
 }
+
 
 static int arg_ll(span s, long long *v) { return str_to_ll(s.p, s.len, v); }
 
@@ -88,7 +88,7 @@ static void apply_slots(client *c, const unsigned char *want, int add) {
 }
 
 static void slots_cmd(client *c, int add) {
-    if (off(c)) return;
+    if (cluster_refuse_disabled(c)) return;
     unsigned char *want = zcalloc(CLUSTER_SLOTS);
     for (int i = 2; i < c->argc; i++) {
         int s = slot_arg(c, c->argv[i]);
@@ -104,7 +104,7 @@ done:
 }
 
 static void slots_range_cmd(client *c, int add) {
-    if (off(c)) return;
+    if (cluster_refuse_disabled(c)) return;
     if (c->argc % 2 == 1) {
         reply_err_arity(c);
         return;
@@ -134,7 +134,7 @@ static void cl_addslotsrange(client *c) { slots_range_cmd(c, 1); }
 static void cl_delslotsrange(client *c) { slots_range_cmd(c, 0); }
 
 static void cl_flushslots(client *c) {
-    if (off(c)) return;
+    if (cluster_refuse_disabled(c)) return;
     if (dict_size(&db_get(0)->keys)) {
         reply_error(c, "ERR DB must be empty to perform CLUSTER FLUSHSLOTS.");
         return;
@@ -214,7 +214,7 @@ static int setslot_node(client *c, int slot) {
 }
 
 static void cl_setslot(client *c) {
-    if (off(c)) return;
+    if (cluster_refuse_disabled(c)) return;
     if (cluster_is_replica(cluster->myself)) {
         reply_error(c, "ERR Please use SETSLOT only with masters.");
         return;
@@ -239,7 +239,7 @@ static void cl_setslot(client *c) {
 }
 
 static void cl_countkeysinslot(client *c) {
-    if (off(c)) return;
+    if (cluster_refuse_disabled(c)) return;
     long long s;
     if (!arg_ll(c->argv[2], &s)) {
         reply_err_notint(c);
@@ -255,7 +255,7 @@ static void cl_countkeysinslot(client *c) {
 static void emit_key(void *arg, const char *key, size_t klen) { reply_bulk((client *)arg, key, klen); }
 
 static void cl_getkeysinslot(client *c) {
-    if (off(c)) return;
+    if (cluster_refuse_disabled(c)) return;
     long long s, max;
     if (!arg_ll(c->argv[3], &max) || !arg_ll(c->argv[2], &s)) {
         reply_err_notint(c);
@@ -271,14 +271,14 @@ static void cl_getkeysinslot(client *c) {
 }
 
 static void cl_keyslot(client *c) {
-    if (off(c)) return;
+    if (cluster_refuse_disabled(c)) return;
     reply_int(c, key_hash_slot(c->argv[2].p, c->argv[2].len));
 }
 
 /* ---- nodes ------------------------------------------------------------------ */
 
 static void cl_meet(client *c) {
-    if (off(c)) return;
+    if (cluster_refuse_disabled(c)) return;
     if (c->argc > 5) {
         wrong_args(c);
         return;
@@ -308,7 +308,7 @@ static void cl_meet(client *c) {
 }
 
 static void cl_forget(client *c) {
-    if (off(c)) return;
+    if (cluster_refuse_disabled(c)) return;
     cluster_node *n = node_arg(c, c->argv[2], "ERR Unknown node %.*s");
     if (!n) return;
     cluster_node *me = cluster->myself;
@@ -327,7 +327,7 @@ static void cl_forget(client *c) {
 }
 
 static void cl_replicate(client *c) {
-    if (off(c)) return;
+    if (cluster_refuse_disabled(c)) return;
     cluster_node *n = node_arg(c, c->argv[2], "ERR Unknown node %.*s");
     if (!n) return;
     cluster_node *me = cluster->myself;
@@ -349,13 +349,13 @@ static void cl_replicate(client *c) {
 }
 
 static void cl_count_failure_reports(client *c) {
-    if (off(c)) return;
+    if (cluster_refuse_disabled(c)) return;
     cluster_node *n = node_arg(c, c->argv[2], "ERR Unknown node %.*s");
     if (n) reply_int(c, cluster_bus_failure_reports(n));
 }
 
 static void cl_failover(client *c) {
-    if (off(c)) return;
+    if (cluster_refuse_disabled(c)) return;
     int force = 0, takeover = 0;
     if (c->argc == 3 && span_eq_nocase(c->argv[2], "force")) force = 1;
     else if (c->argc == 3 && span_eq_nocase(c->argv[2], "takeover")) takeover = 1;
@@ -384,7 +384,7 @@ static void cl_failover(client *c) {
 }
 
 static void cl_reset(client *c) {
-    if (off(c)) return;
+    if (cluster_refuse_disabled(c)) return;
     int hard = 0;
     if (c->argc == 3 && span_eq_nocase(c->argv[2], "hard")) hard = 1;
     else if (c->argc == 3 && !span_eq_nocase(c->argv[2], "soft")) {
@@ -403,7 +403,7 @@ static void cl_reset(client *c) {
 }
 
 static void cl_saveconfig(client *c) {
-    if (off(c)) return;
+    if (cluster_refuse_disabled(c)) return;
     char why[256];
     if (cluster_save_config_err(1, why, sizeof why) < 0) {
         reply_errorf(c, "ERR error saving the cluster node config: %s", why);
@@ -413,7 +413,7 @@ static void cl_saveconfig(client *c) {
 }
 
 static void cl_bumpepoch(client *c) {
-    if (off(c)) return;
+    if (cluster_refuse_disabled(c)) return;
     int bumped = cluster_bump_epoch_without_consensus();
     char msg[64];
     snprintf(msg, sizeof msg, "%s %llu", bumped ? "BUMPED" : "STILL", (unsigned long long)cluster->myself->config_epoch);
@@ -421,7 +421,7 @@ static void cl_bumpepoch(client *c) {
 }
 
 static void cl_set_config_epoch(client *c) {
-    if (off(c)) return;
+    if (cluster_refuse_disabled(c)) return;
     long long e;
     if (!arg_ll(c->argv[2], &e)) {
         reply_err_notint(c);
@@ -507,26 +507,26 @@ static const char *const help_lines[] = {
 };
 
 static void cl_help(client *c) {
-    if (off(c)) return;
+    if (cluster_refuse_disabled(c)) return;
     reply_help(c, help_lines);
 }
 
 /* ---- ASKING, READONLY, READWRITE -------------------------------------------- */
 
 static void cmd_asking(client *c) {
-    if (off(c)) return;
+    if (cluster_refuse_disabled(c)) return;
     c->cluster_flags |= CLF_ASKING | CLF_ASKING_FRESH;
     reply_ok(c);
 }
 
 static void cmd_readonly(client *c) {
-    if (off(c)) return;
+    if (cluster_refuse_disabled(c)) return;
     c->cluster_flags |= CLF_READONLY;
     reply_ok(c);
 }
 
 static void cmd_readwrite(client *c) {
-    if (off(c)) return;
+    if (cluster_refuse_disabled(c)) return;
     c->cluster_flags &= (uint8_t)~CLF_READONLY;
     reply_ok(c);
 }

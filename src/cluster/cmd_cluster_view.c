@@ -31,10 +31,7 @@ static void add_stats(sbuf *b, const uint64_t *count, const char *dir) {
 }
 
 void cl_info(client *c) {
-    if (!cluster) {
-        reply_error(c, "ERR This instance has cluster support disabled");
-        return;
-    }
+    if (cluster_refuse_disabled(c)) return;
     int assigned = 0, pfail = 0, fail = 0;
     for (int s = 0; s < CLUSTER_SLOTS; s++) {
         cluster_node *n = cluster->slots[s];
@@ -60,10 +57,7 @@ void cl_info(client *c) {
 }
 
 void cl_nodes(client *c) {
-    if (!cluster) {
-        reply_error(c, "ERR This instance has cluster support disabled");
-        return;
-    }
+    if (cluster_refuse_disabled(c)) return;
     sbuf b = {0};
     for (int i = 0; i < cluster->nnodes; i++) cluster_describe_node(&b, cluster->nodes[i], 1, c->tls != NULL);
     reply_verbatim(c, b.p ? b.p : "", b.len, "txt");
@@ -71,35 +65,24 @@ void cl_nodes(client *c) {
 }
 
 void cl_myid(client *c) {
-    if (!cluster) {
-        reply_error(c, "ERR This instance has cluster support disabled");
-        return;
-    }
+    if (cluster_refuse_disabled(c)) return;
     reply_bulk(c, cluster->myself->name, CLUSTER_NAMELEN);
-}
-
-static int endpoint_type(void) {
-    char *t = config_get_by_name(&srv.cfg, "cluster-preferred-endpoint-type");
-    int type = t && !strcmp(t, "hostname") ? 1 : t && !strcmp(t, "unknown-endpoint") ? 2 : 0;
-    zfree(t);
-    return type;
 }
 
 /* [endpoint, port, id, {other addresses}] */
 static void node_entry(client *c, const cluster_node *n, int type) {
     reply_array(c, 4);
-    if (type == 0) reply_bulk_cstr(c, n->ip);
-    else if (type == 1) reply_bulk_cstr(c, n->hostname[0] ? n->hostname : "?");
-    else reply_null(c);
+    if (type == ENDPOINT_UNKNOWN) reply_null(c);
+    else reply_bulk_cstr(c, cluster_endpoint(n));
     reply_int(c, cluster_client_port(n, c->tls != NULL));
     reply_bulk(c, n->name, CLUSTER_NAMELEN);
-    int extra = (type != 0) + (type != 1 && n->hostname[0]);
+    int extra = (type != ENDPOINT_IP) + (type != ENDPOINT_HOSTNAME && n->hostname[0]);
     reply_map(c, extra);
-    if (type != 0) {
+    if (type != ENDPOINT_IP) {
         reply_bulk_cstr(c, "ip");
         reply_bulk_cstr(c, n->ip);
     }
-    if (type != 1 && n->hostname[0]) {
+    if (type != ENDPOINT_HOSTNAME && n->hostname[0]) {
         reply_bulk_cstr(c, "hostname");
         reply_bulk_cstr(c, n->hostname);
     }
@@ -140,11 +123,8 @@ static int each_range(const cluster_node *n, void (*fn)(void *, int, int), void 
 /* Runs of consecutive slots with one owner, in slot order (as Redis 7.0
  * replies, so every node of a cluster gives the same bytes). */
 void cl_slots(client *c) {
-    if (!cluster) {
-        reply_error(c, "ERR This instance has cluster support disabled");
-        return;
-    }
-    int runs = 0, type = endpoint_type();
+    if (cluster_refuse_disabled(c)) return;
+    int runs = 0, type = cluster_endpoint_type();
     for (int s = 0; s < CLUSTER_SLOTS; s++)
         if (cluster->slots[s] && (s == 0 || cluster->slots[s - 1] != cluster->slots[s])) runs++;
     reply_array(c, runs);
@@ -202,10 +182,7 @@ static void emit_pair(void *arg, int a, int b) {
 }
 
 void cl_shards(client *c) {
-    if (!cluster) {
-        reply_error(c, "ERR This instance has cluster support disabled");
-        return;
-    }
+    if (cluster_refuse_disabled(c)) return;
     int masters = 0;
     for (int i = 0; i < cluster->nnodes; i++) masters += cluster_is_master(cluster->nodes[i]);
     reply_array(c, masters);
@@ -224,10 +201,7 @@ void cl_shards(client *c) {
 }
 
 void cl_replicas(client *c) {
-    if (!cluster) {
-        reply_error(c, "ERR This instance has cluster support disabled");
-        return;
-    }
+    if (cluster_refuse_disabled(c)) return;
     cluster_node *n = cluster_lookup(c->argv[2].p, c->argv[2].len);
     if (!n) {
         reply_errorf(c, "ERR Unknown node %.*s", (int)c->argv[2].len, c->argv[2].p);
@@ -247,10 +221,7 @@ void cl_replicas(client *c) {
 }
 
 void cl_links(client *c) {
-    if (!cluster) {
-        reply_error(c, "ERR This instance has cluster support disabled");
-        return;
-    }
+    if (cluster_refuse_disabled(c)) return;
     cluster_bus_reply_links(c);
 }
 
