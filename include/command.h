@@ -70,6 +70,9 @@ typedef struct command {
     const char *since;
     const char *complexity;
     struct command *subcmds;    /* container commands (CLIENT, CONFIG...), {0}-terminated */
+    int run_argc;               /* a call of at most this many arguments costs O(1)-ish even though the
+                                 * command is not CMD_FAST (PFCOUNT of one key, GEOADD of one member):
+                                 * timed per run like a fast command (command.c); 0: never */
     /* filled at runtime */
     const struct cmd_keyinfo *keyinfo; /* Redis 7.0's key specs and tips (keyspec.h), NULL if 7.0 lacks it */
     int key1_pos;               /* its only key is argv[key1_pos] (one index/range spec): command_keys'

@@ -225,7 +225,7 @@ static void cmd_geopos(client *c) {
     "by center and radius and M is the number of items inside the index."
 
 static command geo_commands[] = {
-    CMD("geoadd", cmd_geoadd, -5, .flags = CMD_WRITE | CMD_DENYOOM, .acl = "write geo slow", CMD_KEYS(1, 1, 1),
+    CMD("geoadd", cmd_geoadd, -5, .flags = CMD_WRITE | CMD_DENYOOM, .run_argc = 7, .acl = "write geo slow", CMD_KEYS(1, 1, 1),
         .summary = "Add one or more geospatial items in the geospatial index represented using a sorted set",
         .since = "3.2.0",
         .complexity = "O(log(N)) for each item added, where N is the number of elements in the sorted set."),

@@ -340,7 +340,7 @@ static command hll_commands[] = {
     CMD("pfadd", cmd_pfadd, -2, .flags = CMD_WRITE | CMD_DENYOOM | CMD_FAST, .acl = "write hyperloglog fast",
         CMD_KEYS(1, 1, 1), .summary = "Adds the specified elements to the specified HyperLogLog.", .since = "2.8.9",
         .complexity = "O(1) to add every element."),
-    CMD("pfcount", cmd_pfcount, -2, .flags = CMD_READONLY, .acl = "read hyperloglog slow", CMD_KEYS(1, -1, 1),
+    CMD("pfcount", cmd_pfcount, -2, .flags = CMD_READONLY, .run_argc = 2, .acl = "read hyperloglog slow", CMD_KEYS(1, -1, 1),
         .summary = "Return the approximated cardinality of the set(s) observed by the HyperLogLog at key(s).",
         .since = "2.8.9",
         .complexity = "O(1) with a very small average constant time when called with a single key. O(N) with N "

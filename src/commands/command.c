@@ -278,11 +278,13 @@ static void call_timed(client *c, command *cmd) {
 static void call_proc(client *c, command *cmd) {
     /* one by one: EXEC's queued commands, every command while
      * slowlog-log-slower-than is 0 ("log everything"), and commands off the
-     * pipelined hot path (neither fast nor a single-key string command) while SLOWLOG
-     * or the latency monitor is on; with both off, run timing serves all */
+     * pipelined hot path (neither fast nor a single-key string command nor a
+     * call within the command's run_argc) while SLOWLOG or the latency
+     * monitor is on; with both off, run timing serves all */
     long long slower = srv.cfg.slowlog_log_slower_than;
     int exact_wanted = slower >= 0 || srv.cfg.latency_monitor_threshold > 0;
-    if (run.depth > 0 || slower == 0 || (!cmd->run_timed && exact_wanted)) {
+    int bounded = cmd->run_timed || c->argc <= cmd->run_argc;
+    if (run.depth > 0 || slower == 0 || (!bounded && exact_wanted)) {
         if (run.depth == 0 && run.cmd) run_close(latency_now_ns());
         run.depth++;
         call_timed(c, cmd);

@@ -452,6 +452,39 @@ def test_slowlog_zero_threshold_logs_pipelined_fast_commands(ferry_factory, redi
     assert b"GET k4" in logged["ferry"] and b"SET k0 v" in logged["ferry"]
 
 
+def test_bounded_calls_timed_per_run_keep_counts_and_zero_threshold_log(ferry_factory, redis_factory):
+    """PFCOUNT of one key and GEOADD of one member are timed per run like
+    fast commands (command.run_argc); their wider forms one by one. Either
+    way commandstats counts every call, and slowlog-log-slower-than 0 still
+    logs each call as redis-server does."""
+    seen = {}
+    for name, factory in (("ferry", ferry_factory), ("redis", redis_factory)):
+        s = factory()
+        r = rclient(s)
+        r.pfadd("h1", "a", "b")
+        r.pfadd("h2", "c")
+        for threshold in (10000, 0):
+            r.config_set("slowlog-log-slower-than", threshold)
+            r.config_resetstat()
+            r.slowlog_reset()
+            p = r.pipeline(transaction=False)
+            for i in range(4):
+                p.pfcount("h1")
+                p.geoadd("g", (13.36, 38.11, "m%d" % i))
+            p.pfcount("h1", "h2")
+            p.geoadd("g", (13.0, 38.0, "x1", 13.1, 38.1, "x2"))
+            p.execute()
+            stats = r.info("commandstats")
+            calls = {k: v["calls"] for k, v in stats.items() if k in ("cmdstat_pfcount", "cmdstat_geoadd")}
+            log = [e["command"] for e in r.slowlog_get(20) if not e["command"].startswith(b"CONFIG")]
+            seen[(name, threshold)] = (calls, log)
+    for threshold in (10000, 0):
+        assert seen[("ferry", threshold)] == seen[("redis", threshold)]
+    calls, log = seen[("ferry", 0)]
+    assert calls == {"cmdstat_pfcount": 5, "cmdstat_geoadd": 5}
+    assert b"PFCOUNT h1" in log and b"GEOADD g 13.36 38.11 m3" in log and len(log) >= 10
+
+
 def test_output_ring_high_water_tracks_largest_flush(mferry):
     """ferry_output_ring_high_water_bytes reports the fullest output ring:
     a 200 KB value read once pushes it past 200 KB, and it stays there after
