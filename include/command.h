@@ -78,6 +78,8 @@ typedef struct command {
     int key1_pos;               /* its only key is argv[key1_pos] (one index/range spec): command_keys'
                                  * shortcut (the ACL check of every command of a restricted user); 0 if not */
     uint32_t key1_flags;        /* that spec's KS_* flags */
+    int slot_key_pos;           /* its only key is argv[slot_key_pos], whatever the spec's flags (SET's
+                                 * depend on GET): the cluster's routing shortcut; 0 if not */
     struct command *parent;
     char fullname[48];
     uint64_t calls, usec, rejected_calls, failed_calls;

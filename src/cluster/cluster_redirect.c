@@ -194,8 +194,8 @@ static int local(const client *c, const command *cmd) {
     if (c->cluster_flags & CLF_ASKING) return 0;
     /* ASKING itself takes the full path, whose end arms the flag for exactly one command */
     if (!cluster_cmd_has_keys(cmd)) return strcmp(cmd->fullname, "asking") != 0;
-    if (cluster->state != CLUSTER_OK || !cmd->key1_pos || cmd->key1_pos >= c->argc) return 0;
-    span k = c->argv[cmd->key1_pos];
+    if (cluster->state != CLUSTER_OK || !cmd->slot_key_pos || cmd->slot_key_pos >= c->argc) return 0;
+    span k = c->argv[cmd->slot_key_pos];
     unsigned slot = key_hash_slot(k.p, k.len);
     return cluster->slots[slot] == cluster->myself && !cluster->migrating_to[slot] && !cluster->importing_from[slot];
 }

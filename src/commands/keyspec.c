@@ -24,15 +24,20 @@ const cmd_keyinfo *keyspec_find(const char *fullname) {
 }
 
 /* A command whose keys are one spec "argv[i] alone" (GET, SET, INCR...):
- * the spec walk gives argv[i] with the spec's flags whenever i < argc. */
+ * the spec walk gives argv[i] whenever i < argc (slot_key_pos), with the
+ * spec's flags when they do not vary with the arguments (key1_pos). */
 static void note_single_key(command *cmd) {
     const cmd_keyinfo *ki = cmd->keyinfo;
-    cmd->key1_pos = 0;
-    if (!ki || ki->nspecs != 1 || ki->proc != KSP_NONE) return;
+    cmd->key1_pos = cmd->slot_key_pos = 0;
+    /* SET's and BITFIELD's procs choose the flags of their one key, argv[1] */
+    int flags_proc = ki && (ki->proc == KSP_SET || ki->proc == KSP_BITFIELD);
+    if (!ki || ki->nspecs != 1 || (ki->proc != KSP_NONE && !flags_proc)) return;
     const keyspec *s = &ki->specs[0];
-    if ((s->flags & (KS_NOT_KEY | KS_INCOMPLETE | KS_VARIABLE_FLAGS)) || s->bs != KS_BS_INDEX || s->bs_pos < 1 ||
+    if ((s->flags & (KS_NOT_KEY | KS_INCOMPLETE)) || s->bs != KS_BS_INDEX || s->bs_pos < 1 ||
         s->fk != KS_FK_RANGE || s->fk_a != 0 || s->fk_b < 1)
         return;
+    cmd->slot_key_pos = s->bs_pos;
+    if ((s->flags & KS_VARIABLE_FLAGS) || flags_proc) return;
     cmd->key1_pos = s->bs_pos;
     cmd->key1_flags = s->flags;
 }
