@@ -116,7 +116,7 @@ void replica_master_freed(client *c) {
     srv.repl_master = NULL;
     if (rs.link == LINK_CONNECTED) rs.link = srv.repl_replica ? LINK_CONNECT : LINK_NONE;
     /* down since it was closed (CLIENT KILL closes it after the command, maybe long after: DEBUG SLEEP) */
-    rs.down_since_ms = (c->flags & CF_CLOSE_ASAP) && c->close_ms ? c->close_ms : srv.now_ms;
+    rs.down_since_ms = c->close_ms ? c->close_ms : srv.now_ms; /* close_ms: when it was marked for closing */
 }
 
 static void drop_master(void) {

@@ -247,6 +247,27 @@ def test_partial_resync_after_link_killed(nodes, topo, kill):
     assert int(stats["sync_partial_ok"]) == part0 + 1, stats
 
 
+@pytest.mark.parametrize("topo", ["ferry->ferry", "redis->ferry", "ferry->redis"])
+def test_link_killed_inside_a_sleeping_transaction_is_down_from_the_kill(nodes, topo):
+    """CLIENT KILL of the primary's link inside a MULTI that then sleeps: the
+    link is down from the kill, not from when the transaction ended (a
+    cluster replica judges its data's age by it: Redis's cluster unit
+    06-slave-stop-cond). The primary is paused so the replica cannot
+    reconnect before INFO is read."""
+    primary, replica = start_topology(nodes, PAIRS[topo])
+    replicaof(replica, primary)
+    wait_sync(replica, primary)
+    assert primary.call("CLIENT", "PAUSE", 5000) == "OK"  # ALL: CLIENT UNPAUSE would wait too
+    assert replica.call("MULTI") == "OK"
+    assert replica.call("CLIENT", "KILL", "TYPE", "master") == "QUEUED"
+    assert replica.call("DEBUG", "SLEEP", 2) == "QUEUED"
+    assert replica.call("EXEC") == [1, "OK"]
+    r = info(replica)
+    assert r["master_link_status"] == "down"
+    assert int(r["master_link_down_since_seconds"]) >= 2, r
+    wait_link_up(replica)
+
+
 # ---------------------------------------------------------------- 5
 @pytest.mark.parametrize("topo", list(PAIRS))
 def test_backlog_overrun_forces_full_resync(nodes, topo):
