@@ -55,10 +55,19 @@ typedef struct evloop {
      * spin_us adapts between 0 and busy_poll_us, as the kernel's haltpoll
      * does: it doubles when an event came soon after the spin gave up, and
      * halves when the loop then stayed idle longer than busy_poll_us, so
-     * a lightly loaded server does not burn CPU. */
+     * a lightly loaded server does not burn CPU.
+     * A spin only pays when the core is ours: on a core shared with a
+     * client (a cluster node per core with its benchmark client beside it)
+     * the spin takes the CPU the client needs to send the next batch. So
+     * every CONTENTION_CHECK_US the loop reads its thread's involuntary
+     * context switches (Linux's RUSAGE_THREAD); while the scheduler keeps
+     * preempting it, it does not spin. */
     int busy_poll_us;           /* upper bound, 0 = always sleep at once */
     int spin_us;                /* current spin window */
     int64_t last_event_us;      /* ev_mono_us() of the last poll that returned events */
+    int64_t contention_check_us; /* ev_mono_us() of the last look at preemptions */
+    long nivcsw;                /* the thread's involuntary context switches then */
+    int core_shared;            /* preempted often in the last period: no spinning */
 } evloop;
 
 evloop *ev_create(int setsize);

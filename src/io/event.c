@@ -9,7 +9,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
+
+#define CONTENTION_CHECK_US 100000 /* how often the loop looks at its preemptions */
+#define CONTENTION_PREEMPTIONS 10  /* per period: the core is shared (a lone server sees ~0) */
 
 #if defined(__linux__)
 #include "event_epoll.c"
@@ -153,11 +157,25 @@ static void adapt_spin(evloop *el, int64_t idle_us) {
     }
 }
 
+/* Once a period: was the thread preempted often enough since the last look
+ * to call its core shared (see core_shared in event.h)? */
+static void note_contention(evloop *el, int64_t now) {
+#ifdef RUSAGE_THREAD
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) != 0) return;
+    el->core_shared = el->contention_check_us && ru.ru_nivcsw - el->nivcsw >= CONTENTION_PREEMPTIONS;
+    el->nivcsw = ru.ru_nivcsw;
+#endif
+    el->contention_check_us = now;
+}
+
 /* Polls, re-polling without blocking for up to spin_us after the last event
  * before sleeping (see busy_poll_us in event.h). */
 static int poll_events(evloop *el, long timeout) {
     if (timeout == 0 || el->busy_poll_us <= 0) return be_poll(el, timeout);
     int64_t now = ev_mono_us();
+    if (now - el->contention_check_us >= CONTENTION_CHECK_US) note_contention(el, now);
+    if (el->core_shared) return be_poll(el, timeout);
     if (el->spin_us > el->busy_poll_us) el->spin_us = el->busy_poll_us;
     for (int n;; now = ev_mono_us()) {
         if (now - el->last_event_us >= el->spin_us) break;
