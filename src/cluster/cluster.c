@@ -133,9 +133,10 @@ static void drop_reports_by(const cluster_node *from) {
 
 void cluster_del_node(cluster_node *n) {
     for (int s = 0; s < CLUSTER_SLOTS; s++) {
-        if (cluster->importing_from[s] == n) cluster->importing_from[s] = NULL;
-        if (cluster->migrating_to[s] == n) cluster->migrating_to[s] = NULL;
-        if (cluster->slots[s] == n) cluster_del_slot(s);
+        if (cluster->slot[s].importing_from == n) cluster->slot[s].importing_from = NULL;
+        if (cluster->slot[s].migrating_to == n) cluster->slot[s].migrating_to = NULL;
+        if (cluster->slot[s].owner == n) cluster_del_slot(s);
+        cluster_slot_refresh(s);
     }
     drop_reports_by(n);
     if (n->master) cluster_node_remove_replica(n->master, n);
@@ -179,22 +180,33 @@ void cluster_forget_for_a_while(const char *name) {
 /* ---- slots ---------------------------------------------------------------- */
 
 int cluster_add_slot(cluster_node *n, int slot) {
-    if (cluster->slots[slot]) return -1;
+    if (cluster->slot[slot].owner) return -1;
     n->slots[slot >> 3] |= (unsigned char)(1u << (slot & 7));
     n->numslots++;
-    cluster->slots[slot] = n;
+    cluster->slot[slot].owner = n;
+    cluster_slot_refresh(slot);
     return 0;
+}
+
+void cluster_slot_refresh(int slot) {
+    const struct cluster_slot *st = &cluster->slot[slot];
+    cluster->served[slot] = st->owner == cluster->myself && !st->migrating_to && !st->importing_from;
+}
+
+void cluster_slot_refresh_all(void) {
+    for (int s = 0; s < CLUSTER_SLOTS; s++) cluster_slot_refresh(s);
 }
 
 static cluster_node *shard_master(cluster_node *n) { return cluster_is_replica(n) && n->master ? n->master : n; }
 
 int cluster_del_slot(int slot) {
-    cluster_node *n = cluster->slots[slot];
+    cluster_node *n = cluster->slot[slot].owner;
     if (!n) return -1;
     if (shard_master(n) == shard_master(cluster->myself)) pubsub_shard_slot_removed((unsigned)slot);
     n->slots[slot >> 3] &= (unsigned char)~(1u << (slot & 7));
     n->numslots--;
-    cluster->slots[slot] = NULL;
+    cluster->slot[slot].owner = NULL;
+    cluster_slot_refresh(slot);
     return 0;
 }
 
@@ -209,8 +221,8 @@ int cluster_del_node_slots(cluster_node *n) {
 }
 
 void cluster_close_all_slots(void) {
-    memset(cluster->migrating_to, 0, sizeof cluster->migrating_to);
-    memset(cluster->importing_from, 0, sizeof cluster->importing_from);
+    for (int s = 0; s < CLUSTER_SLOTS; s++) cluster->slot[s].migrating_to = cluster->slot[s].importing_from = NULL;
+    cluster_slot_refresh_all();
 }
 
 size_t cluster_keys_in_slot(int slot) { return db_slot_count(db_get(0), (unsigned)slot); }
@@ -267,7 +279,7 @@ static int64_t rejoin_delay(void) {
 static int coverage_ok(void) {
     if (!config_is_yes(&srv.cfg, "cluster-require-full-coverage")) return 1;
     for (int s = 0; s < CLUSTER_SLOTS; s++)
-        if (!cluster->slots[s] || (cluster->slots[s]->flags & CN_FAIL)) return 0;
+        if (!cluster->slot[s].owner || (cluster->slot[s].owner->flags & CN_FAIL)) return 0;
     return 1;
 }
 
@@ -391,6 +403,7 @@ int cluster_init(void) {
         if (cluster_save_config(1) < 0) return -1;
     }
     if (cluster_conf_lock(cluster->config_path) < 0) return -1;
+    cluster_slot_refresh_all(); /* nodes.conf may assign slots before naming myself */
     db_enable_slot_index(db_get(0));
     if (cluster_bus_listen() < 0) return -1;
     cluster_set_own_ports();
@@ -416,15 +429,16 @@ int cluster_verify_with_data(void) {
         }
     int fixed = 0;
     for (int s = 0; s < CLUSTER_SLOTS; s++) {
-        if (!cluster_keys_in_slot(s) || cluster->slots[s] == cluster->myself || cluster->importing_from[s]) continue;
+        if (!cluster_keys_in_slot(s) || cluster->slot[s].owner == cluster->myself || cluster->slot[s].importing_from) continue;
         fixed++;
-        if (!cluster->slots[s]) {
+        if (!cluster->slot[s].owner) {
             server_log(LOG_WARNING_, "I have keys for unassigned slot %d. Taking responsibility for it.", s);
             cluster_add_slot(cluster->myself, s);
         } else {
             server_log(LOG_WARNING_, "I have keys for slot %d, but the slot is assigned to another node. "
                        "Setting it to importing state.", s);
-            cluster->importing_from[s] = cluster->slots[s];
+            cluster->slot[s].importing_from = cluster->slot[s].owner;
+            cluster_slot_refresh(s);
         }
     }
     return fixed && cluster_save_config(1) < 0 ? -1 : 0;

@@ -54,7 +54,7 @@ static size_t slot_states(nc_slot_state **out) {
     size_t n = 0;
     nc_slot_state *st = NULL;
     for (int s = 0; s < CLUSTER_SLOTS; s++) {
-        cluster_node *to = cluster->migrating_to[s], *from = cluster->importing_from[s];
+        cluster_node *to = cluster->slot[s].migrating_to, *from = cluster->slot[s].importing_from;
         if (!to && !from) continue;
         st = zrealloc(st, sizeof *st * (n + 1));
         st[n].slot = s;
@@ -170,8 +170,9 @@ static int load_node(void *arg, const nc_node *r, size_t line) {
     for (size_t i = 0; i < r->nstates; i++) {
         const nc_slot_state *st = &r->states[i];
         cluster_node *other = get_or_add(st->id);
-        if (st->importing) cluster->importing_from[st->slot] = other;
-        else cluster->migrating_to[st->slot] = other;
+        if (st->importing) cluster->slot[st->slot].importing_from = other;
+        else cluster->slot[st->slot].migrating_to = other;
+        cluster_slot_refresh(st->slot);
     }
     return 0;
 }

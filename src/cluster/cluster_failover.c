@@ -224,7 +224,7 @@ void cluster_failover_auth_request(cluster_node *n, const cmsg *m) {
     }
     for (int s = 0; s < CLUSTER_SLOTS; s++) {
         if (!cmsg_slot_test(m->h.myslots, (unsigned)s)) continue;
-        cluster_node *owner = cluster->slots[s];
+        cluster_node *owner = cluster->slot[s].owner;
         if (!owner || owner->config_epoch <= m->h.config_epoch) continue;
         snprintf(why, sizeof why, "slot %d epoch (%llu) > reqEpoch (%llu)", s, (unsigned long long)owner->config_epoch,
                  (unsigned long long)m->h.config_epoch);

@@ -294,8 +294,8 @@ void cluster_update_slots_config(cluster_node *sender, uint64_t epoch, const uns
     for (int s = 0; s < CLUSTER_SLOTS; s++) {
         if (!cmsg_slot_test(slots, (unsigned)s)) continue;
         sender_slots++;
-        cluster_node *owner = cluster->slots[s];
-        if (owner == sender || cluster->importing_from[s]) continue;
+        cluster_node *owner = cluster->slot[s].owner;
+        if (owner == sender || cluster->slot[s].importing_from) continue;
         if (owner && owner->config_epoch >= epoch) continue;
         if (owner == me && cluster_keys_in_slot(s)) {
             if (!dirty_slots) dirty_slots = zcalloc(CLUSTER_SLOTS);
@@ -327,7 +327,7 @@ void cluster_update_slots_config(cluster_node *sender, uint64_t epoch, const uns
 static void check_stale_claim(cluster_link *l, cluster_node *sender, const cmsg *m) {
     for (int s = 0; s < CLUSTER_SLOTS; s++) {
         if (!cmsg_slot_test(m->h.myslots, (unsigned)s)) continue;
-        cluster_node *owner = cluster->slots[s];
+        cluster_node *owner = cluster->slot[s].owner;
         if (!owner || owner == sender) continue;
         if (owner->config_epoch > m->h.config_epoch) {
             server_log(LOG_VERBOSE_, "Node " CLUSTER_NAME_FMT " has old slots configuration, sending an UPDATE "

@@ -63,14 +63,14 @@ static int route_one(route *r, const command *cmd, const span *argv, int argc) {
         if (!r->first.p) {
             r->first = k;
             r->slot = slot;
-            r->node = cluster->slots[slot];
+            r->node = cluster->slot[slot].owner;
             if (!r->node) {
                 r->err = ROUTE_DOWN_UNBOUND;
                 rc = -1;
                 break;
             }
-            if (r->node == cluster->myself && cluster->migrating_to[slot]) r->migrating = 1;
-            else if (cluster->importing_from[slot]) r->importing = 1;
+            if (r->node == cluster->myself && cluster->slot[slot].migrating_to) r->migrating = 1;
+            else if (cluster->slot[slot].importing_from) r->importing = 1;
         } else if (k.len != r->first.len || memcmp(k.p, r->first.p, k.len)) {
             if (slot != r->slot) {
                 r->err = ROUTE_CROSSSLOT;
@@ -138,7 +138,7 @@ cluster_node *cluster_route(const client *c, const command *cmd, const span *arg
             return NULL;
         }
         r->err = ROUTE_ASK;
-        return cluster->migrating_to[r->slot];
+        return cluster->slot[r->slot].migrating_to;
     }
     if (r->importing && ((cflags & CLF_ASKING) || (cmd->flags & CMD_ASKING))) {
         if (r->multiple_keys && r->missing_keys) {
@@ -197,7 +197,7 @@ static int local(const client *c, const command *cmd) {
     if (cluster->state != CLUSTER_OK || !cmd->slot_key_pos || cmd->slot_key_pos >= c->argc) return 0;
     span k = c->argv[cmd->slot_key_pos];
     unsigned slot = key_hash_slot(k.p, k.len);
-    return cluster->slots[slot] == cluster->myself && !cluster->migrating_to[slot] && !cluster->importing_from[slot];
+    return cluster->served[slot];
 }
 
 void cluster_redirect_init(void) {

@@ -59,11 +59,11 @@ static void changed(unsigned todo) { cluster_todo(CLUSTER_TODO_UPDATE_STATE | CL
 static int check_slots(client *c, const unsigned char *want, int add) {
     for (int s = 0; s < CLUSTER_SLOTS; s++) {
         if (!want[s]) continue;
-        if (add && cluster->slots[s]) {
+        if (add && cluster->slot[s].owner) {
             reply_errorf(c, "ERR Slot %d is already busy", s);
             return -1;
         }
-        if (!add && !cluster->slots[s]) {
+        if (!add && !cluster->slot[s].owner) {
             reply_errorf(c, "ERR Slot %d is already unassigned", s);
             return -1;
         }
@@ -77,7 +77,7 @@ static void apply_slots(client *c, const unsigned char *want, int add) {
         if (!want[s]) continue;
         if (add) {
             /* we are the owner now: an import of it is over */
-            cluster->importing_from[s] = NULL;
+            cluster->slot[s].importing_from = NULL;
             cluster_add_slot(cluster->myself, s);
         } else {
             cluster_del_slot(s);
@@ -152,7 +152,7 @@ static cluster_node *node_arg(client *c, span s, const char *err) {
 }
 
 static int setslot_migrating(client *c, int slot) {
-    if (cluster->slots[slot] != cluster->myself) {
+    if (cluster->slot[slot].owner != cluster->myself) {
         reply_errorf(c, "ERR I'm not the owner of hash slot %d", slot);
         return -1;
     }
@@ -162,12 +162,13 @@ static int setslot_migrating(client *c, int slot) {
         reply_error(c, "ERR Target node is not a master");
         return -1;
     }
-    cluster->migrating_to[slot] = n;
+    cluster->slot[slot].migrating_to = n;
+    cluster_slot_refresh(slot);
     return 0;
 }
 
 static int setslot_importing(client *c, int slot) {
-    if (cluster->slots[slot] == cluster->myself) {
+    if (cluster->slot[slot].owner == cluster->myself) {
         reply_errorf(c, "ERR I'm already the owner of hash slot %d", slot);
         return -1;
     }
@@ -177,7 +178,8 @@ static int setslot_importing(client *c, int slot) {
         reply_error(c, "ERR Target node is not a master");
         return -1;
     }
-    cluster->importing_from[slot] = n;
+    cluster->slot[slot].importing_from = n;
+    cluster_slot_refresh(slot);
     return 0;
 }
 
@@ -190,12 +192,12 @@ static int setslot_node(client *c, int slot) {
     }
     cluster_node *me = cluster->myself;
     size_t keys = cluster_keys_in_slot(slot);
-    if (cluster->slots[slot] == me && n != me && keys) {
+    if (cluster->slot[slot].owner == me && n != me && keys) {
         reply_errorf(c, "ERR Can't assign hashslot %d to a different node while I still hold keys for this hash slot.", slot);
         return -1;
     }
-    if (!keys) cluster->migrating_to[slot] = NULL; /* a migration with nothing left to move is over */
-    int was_mine = cluster->slots[slot] == me;
+    if (!keys) cluster->slot[slot].migrating_to = NULL; /* a migration with nothing left to move is over (refreshed below) */
+    int was_mine = cluster->slot[slot].owner == me;
     cluster_del_slot(slot);
     cluster_add_slot(n, slot);
     if (was_mine && n != me && me->numslots == 0 && config_is_yes(&srv.cfg, "cluster-allow-replica-migration")) {
@@ -203,11 +205,12 @@ static int setslot_node(client *c, int slot) {
                    n->name);
         cluster_become_replica_of(n);
     }
-    if (n == me && cluster->importing_from[slot]) {
+    if (n == me && cluster->slot[slot].importing_from) {
         /* the import is over: our claim on the slot needs the greatest epoch */
         if (cluster_bump_epoch_without_consensus())
             server_log(LOG_WARNING_, "configEpoch updated after importing slot %d", slot);
-        cluster->importing_from[slot] = NULL;
+        cluster->slot[slot].importing_from = NULL;
+        cluster_slot_refresh(slot);
         cluster_bus_broadcast_pong();
     }
     return 0;
@@ -226,7 +229,8 @@ static void cl_setslot(client *c) {
     if (span_eq_nocase(what, "migrating") && c->argc == 5) rc = setslot_migrating(c, slot);
     else if (span_eq_nocase(what, "importing") && c->argc == 5) rc = setslot_importing(c, slot);
     else if (span_eq_nocase(what, "stable") && c->argc == 4) {
-        cluster->importing_from[slot] = cluster->migrating_to[slot] = NULL;
+        cluster->slot[slot].importing_from = cluster->slot[slot].migrating_to = NULL;
+        cluster_slot_refresh(slot);
         rc = 0;
     } else if (span_eq_nocase(what, "node") && c->argc == 5) rc = setslot_node(c, slot);
     else {

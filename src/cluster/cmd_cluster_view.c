@@ -34,7 +34,7 @@ void cl_info(client *c) {
     if (cluster_refuse_disabled(c)) return;
     int assigned = 0, pfail = 0, fail = 0;
     for (int s = 0; s < CLUSTER_SLOTS; s++) {
-        cluster_node *n = cluster->slots[s];
+        cluster_node *n = cluster->slot[s].owner;
         if (!n) continue;
         assigned++;
         if (n->flags & CN_FAIL) fail++;
@@ -126,12 +126,12 @@ void cl_slots(client *c) {
     if (cluster_refuse_disabled(c)) return;
     int runs = 0, type = cluster_endpoint_type();
     for (int s = 0; s < CLUSTER_SLOTS; s++)
-        if (cluster->slots[s] && (s == 0 || cluster->slots[s - 1] != cluster->slots[s])) runs++;
+        if (cluster->slot[s].owner && (s == 0 || cluster->slot[s - 1].owner != cluster->slot[s].owner)) runs++;
     reply_array(c, runs);
     for (int s = 0; s < CLUSTER_SLOTS;) {
-        cluster_node *n = cluster->slots[s];
+        cluster_node *n = cluster->slot[s].owner;
         int e = s;
-        while (e + 1 < CLUSTER_SLOTS && cluster->slots[e + 1] == n) e++;
+        while (e + 1 < CLUSTER_SLOTS && cluster->slot[e + 1].owner == n) e++;
         if (n) slot_range(c, n, s, e, type);
         s = e + 1;
     }
