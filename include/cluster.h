@@ -116,6 +116,7 @@ typedef struct cluster_state {
     long long mf_master_offset;
     int mf_can_start;
     char announced_ip[CLUSTER_IPLEN]; /* cluster-announce-ip ("": learned from peers) */
+    int endpoint_type;              /* cluster-preferred-endpoint-type, ENDPOINT_* */
     int drop_filter;                /* DEBUG DROP-CLUSTER-PACKET-FILTER: type dropped, -1 none, -2 all */
     int bus_fd[16];                 /* bus listeners */
     int bus_nfds;
@@ -183,7 +184,7 @@ const char *cluster_endpoint(const cluster_node *n);
 enum { ENDPOINT_IP = 0, ENDPOINT_HOSTNAME = 1, ENDPOINT_UNKNOWN = 2 };
 int cluster_endpoint_type(void);
 int cluster_client_port(const cluster_node *n, int tls);
-void cluster_set_own_ports(void);   /* myself's ports, ip and hostname from the settings */
+void cluster_set_own_ports(void);   /* myself's ports, ip and hostname, and the endpoint type, from the settings */
 int cluster_bus_port(void);         /* where the bus listens: cluster-port, else port + 10000 */
 void cluster_reset(int hard);
 /* Per-slot key index of db 0 (keyspace) */

@@ -308,13 +308,7 @@ void cluster_update_state(void) {
 
 /* ---- endpoints -------------------------------------------------------------- */
 
-int cluster_endpoint_type(void) {
-    char *t = config_get_by_name(&srv.cfg, "cluster-preferred-endpoint-type");
-    int type = t && !strcmp(t, "hostname") ? ENDPOINT_HOSTNAME
-               : t && !strcmp(t, "unknown-endpoint") ? ENDPOINT_UNKNOWN : ENDPOINT_IP;
-    zfree(t);
-    return type;
-}
+int cluster_endpoint_type(void) { return cluster->endpoint_type; }
 
 const char *cluster_endpoint(const cluster_node *n) {
     switch (cluster_endpoint_type()) {
@@ -341,6 +335,10 @@ void cluster_set_own_ports(void) {
     snprintf(cluster->announced_ip, sizeof cluster->announced_ip, "%s", ip ? ip : "");
     zfree(ip);
     if (cluster->announced_ip[0]) memcpy(me->ip, cluster->announced_ip, sizeof me->ip);
+    char *t = config_get_by_name(&srv.cfg, "cluster-preferred-endpoint-type");
+    cluster->endpoint_type = t && !strcmp(t, "hostname") ? ENDPOINT_HOSTNAME
+                             : t && !strcmp(t, "unknown-endpoint") ? ENDPOINT_UNKNOWN : ENDPOINT_IP;
+    zfree(t);
     char *h = config_get_by_name(&srv.cfg, "cluster-announce-hostname");
     snprintf(me->hostname, sizeof me->hostname, "%s", h ? h : "");
     zfree(h);

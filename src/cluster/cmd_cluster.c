@@ -31,7 +31,6 @@ int cluster_refuse_disabled(client *c) {
     return 1;
 }
 
-
 static int arg_ll(span s, long long *v) { return str_to_ll(s.p, s.len, v); }
 
 /* A slot number argument: 0..16383, else -1 after Redis's error. */

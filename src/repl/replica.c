@@ -115,8 +115,9 @@ void replica_master_freed(client *c) {
     rs.in_multi.len = 0; /* an unfinished transaction never ran: our primary sends it again */
     srv.repl_master = NULL;
     if (rs.link == LINK_CONNECTED) rs.link = srv.repl_replica ? LINK_CONNECT : LINK_NONE;
-    /* down since it was closed (CLIENT KILL closes it after the command, maybe long after: DEBUG SLEEP) */
-    rs.down_since_ms = c->close_ms ? c->close_ms : srv.now_ms; /* close_ms: when it was marked for closing */
+    /* down since it was marked for closing: CLIENT KILL frees it after the
+     * command, maybe long after (a MULTI with DEBUG SLEEP) */
+    rs.down_since_ms = c->close_ms ? c->close_ms : srv.now_ms;
 }
 
 static void drop_master(void) {
