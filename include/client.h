@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include "resp_parse.h"
+#include "replbuf.h"
 #include "ring.h"
 #include "span.h"
 
@@ -83,6 +84,8 @@ typedef struct client {
     ring out;
     struct outrefs *refs;       /* outbuf.c: big values sent from their own memory, NULL if none yet */
     size_t out_ref_bytes;       /* their unsent bytes */
+    rb_reader stream;           /* a replica's place in the shared replication buffer (replbuf.h): its
+                                 * stream is written from there, after the ring */
     uint64_t out_peak;          /* most output staged at once since out_peak_since_ms (CLIENT LIST rbp) */
     int64_t out_peak_since_ms;
     int64_t cob_soft_since_ms;  /* when the soft limit was first exceeded, 0 = not */
@@ -123,8 +126,11 @@ enum { CLIENT_REPL_NONE = 0, CLIENT_REPL_MASTER = 1, CLIENT_REPL_REPLICA = 2 };
 #define CLF_ASKING_FRESH 2          /* set by ASKING itself: kept past the ASKING command */
 #define CLF_READONLY 4              /* READONLY: a replica serves its master's slots' reads */
 
-/* Output staged and not yet written: the ring and the referenced values. */
-static inline size_t client_out_used(const client *c) { return ring_used(&c->out) + c->out_ref_bytes; }
+/* Output staged and not yet written: the ring, the referenced values and a
+ * replica's stream. */
+static inline size_t client_out_used(const client *c) {
+    return ring_used(&c->out) + c->out_ref_bytes + rb_pending(&c->stream);
+}
 
 client *client_create(int fd);            /* fd -1 for a fake client */
 /* Set by the replication layer: a replication link is being freed; the

@@ -138,6 +138,11 @@ void evpool_clear(evpool *p);
  * limit (or no limit); EVICT_RUNNING: out of time for now, a timer goes on;
  * EVICT_FAIL: over the limit with nothing evictable. */
 int evict_perform(void);
+/* Memory maxmemory does not count (set by the replication layer: the
+ * shared replication buffer beyond the backlog's size, as Redis's
+ * freeMemoryGetNotCountedMemory), NULL for none. */
+extern size_t (*evict_not_counted)(void);
+size_t evict_counted_memory(void);
 /* The dispatcher's check before running (or queueing) cmd when maxmemory is
  * set: evicts, then returns 1 if the command must be refused with the OOM
  * error (as Redis 7.0: DENYOOM commands, EXEC of a transaction holding one,

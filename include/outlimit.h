@@ -42,7 +42,7 @@ int client_check_output_limits_cron(client *c);
  * no timer to reset either (checked once per read batch, so once per
  * request at P = 1). */
 static inline int client_check_output_limits(client *c) {
-    if (ring_used(&c->out) <= OUTPUT_STATIC_ALLOWANCE && c->cob_soft_since_ms == 0 && !(c->flags & CF_CLOSE_ASAP))
+    if (client_out_used(c) <= OUTPUT_STATIC_ALLOWANCE && c->cob_soft_since_ms == 0 && !(c->flags & CF_CLOSE_ASAP))
         return 0;
     return client_check_output_limits_extra(c, 0);
 }

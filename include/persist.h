@@ -51,15 +51,18 @@ int persist_child_running(void);
 /* A background save failed and stop-writes-on-bgsave-error is yes: write
  * commands are refused with -MISCONF. */
 int persist_writes_refused(void);
-/* Replication's full syncs (repl/): a background save whose snapshot
- * carries opt's replication fields, to disk (nsocks 0: dir/dbfilename, as
- * BGSAVE) or streamed to the replicas' sockets socks[0..nsocks) (at most
- * 64), each framed as "$EOF:<mark>\r\n" <rdb> <mark> (mark: 40 bytes).
- * -1 if another child runs or fork fails. */
-int persist_bgsave_for_repl(const int *socks, int nsocks, const char *mark, const struct rdb_options *opt);
-/* Told of every background save that ends (BGSAVE's too): ok, whether it
- * went to sockets, and then which of them got it all (bit i: socks[i]). */
-typedef void persist_repl_done_fn(int ok, int to_sockets, uint64_t socks_ok);
+/* A snapshot for replicas, carrying opt's replication fields: to disk
+ * (data_fd NULL: dir/dbfilename, as BGSAVE), or diskless: the child writes
+ * "$EOF:<mark>\r\n" <rdb> <mark> (mark: 40 bytes) into a pipe whose read
+ * end is *data_fd, and does not exit before the parent closes *exit_fd
+ * (every replica has the bytes) or dies. -1 if another child runs or fork
+ * fails. */
+int persist_bgsave_for_repl(int *data_fd, int *exit_fd, const char *mark, const struct rdb_options *opt);
+/* Stop a running diskless snapshot (no replica is left to get it). */
+void persist_kill_repl_child(void);
+/* Told of every background save that ends (BGSAVE's too): ok, and whether
+ * it was diskless. */
+typedef void persist_repl_done_fn(int ok, int to_sockets);
 void persist_set_repl_hook(persist_repl_done_fn *fn);
 enum { PERSIST_CHILD_NONE = 0, PERSIST_CHILD_DISK = 1, PERSIST_CHILD_SOCKETS = 2 };
 /* What the running background save writes to. */

@@ -49,12 +49,23 @@ void prop_rewrite(client *c, int argc, const span *argv);
 /* One operation of the server's own (a key expired or evicted) in db dbid:
  * staged inside a running call, else committed at once. */
 void prop_add(int dbid, int argc, const span *argv);
+/* The running call's arguments, staged for the replicas only and whether
+ * or not the dataset changed (PUBLISH: subscribers of a replica hear what
+ * its primary's hear, and the append-only file does not replay messages;
+ * Redis's forceCommandPropagation with PROPAGATE_REPL). No SELECT comes
+ * with it: the operation does not depend on a database. */
+void prop_replicas_only(client *c);
 /* db.c's hook for keys the server deletes (expiry, eviction). */
 void prop_key_gone(int dbid, const char *key, size_t klen);
 
-/* Attach or detach a sink. Attaching makes the next operation start with
- * SELECT (the sink's stream starts without a selected database). */
-int prop_attach(prop_sink_fn *fn);
+/* What a sink is: operations go to every sink unless staged for one kind
+ * only (prop_replicas_only). */
+#define PROP_TO_AOF 1
+#define PROP_TO_REPL 2
+
+/* Attach or detach a sink of kind `to`. Attaching makes the next operation
+ * start with SELECT (the sink's stream starts without a selected database). */
+int prop_attach(prop_sink_fn *fn, int to);
 void prop_detach(prop_sink_fn *fn);
 /* The sinks' stream starts anew (a new file): the next operation is
  * preceded by SELECT. */

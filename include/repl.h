@@ -52,6 +52,11 @@ typedef struct repl_summary {
                                      * (receiving or loading the snapshot), as Redis's replica offset */
 } repl_summary;
 void repl_get_summary(repl_summary *out);
+/* INFO memory's replication figures: the shared buffer's blocks in all
+ * (mem_total_replication_buffers), split as Redis splits them into the
+ * backlog's share and the replicas' share beyond it. */
+typedef struct repl_mem { size_t total, backlog, replicas, not_counted; } repl_mem;
+void repl_memory(repl_mem *m);
 /* Cluster mode's replication (CLUSTER REPLICATE, failovers): follow the
  * primary at host:port (nothing if already following it), or stop
  * following and become a primary. */

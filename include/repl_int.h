@@ -6,7 +6,7 @@
 #define FERRY_REPL_INT_H
 
 #include "client.h"
-#include "repl_backlog.h"
+#include "replbuf.h"
 #include "sbuf.h"
 #include <stdint.h>
 #include <sys/types.h>
@@ -33,6 +33,10 @@ typedef struct replica_link {
     off_t bulk_off, bulk_size;
     char pre[40];
     size_t pre_len, pre_pos;
+    /* a diskless snapshot (rdb_pipe.c) */
+    int in_pipe;                /* it is one of the transfer's replicas */
+    size_t pipe_pos;            /* bytes of the current chunk it has taken */
+    int64_t pipe_io_ms;         /* while its socket is full: its last progress (repl-timeout), else 0 */
 } replica_link;
 
 /* the link to our primary (Redis's REPL_STATE_*) */
@@ -45,9 +49,9 @@ typedef struct repl_state {
     char replid[REPLID_LEN + 1], replid2[REPLID_LEN + 1];
     long long offset;           /* master_repl_offset: bytes of the stream so far */
     long long second_off;       /* second_repl_offset, -1 if none */
-    backlog bl;
+    replbuf rb;                 /* the backlog, shared with the replicas' output (replbuf.h) */
     int has_backlog;
-    size_t unsent;              /* newest bytes of the backlog not yet in the replicas' output (repl_flush) */
+    int fed;                    /* the stream grew since the replicas were last told (repl_flush) */
     int64_t no_replicas_since_ms;
     /* primary side */
     client **replicas;
@@ -91,8 +95,9 @@ extern repl_state rs;
 /* repl.c */
 void repl_feed(const char *p, size_t n);          /* stream bytes: offset, backlog, replicas (if a backlog) */
 void repl_stream_add(const char *p, size_t n);    /* the same, counted in the offset even without a backlog */
-void repl_flush(void);                            /* the replicas' output catches up with the backlog */
+void repl_flush(void);                            /* replicas with new stream bytes are written */
 void repl_backlog_ensure(void);
+void repl_backlog_free(void);                     /* drops the replicas too */
 void repl_shift_ids(void);                        /* promotion: our id becomes the second one */
 void repl_new_id(void);
 void repl_update_checks(void);                    /* srv.repl_checks */
@@ -104,9 +109,13 @@ void primary_cron(void);
 void primary_before_sleep(void);
 void primary_replica_freed(client *c);
 void primary_drop_replicas(void);
-void primary_feed_replicas(const char *p, size_t n);
-void primary_bgsave_done(int ok, int to_sockets, uint64_t socks_ok);
+void primary_replicas_fed(void);                  /* the stream grew: write the replicas, check their limits */
+void primary_bgsave_done(int ok, int to_sockets);
 int primary_good_replicas(void);
+/* rdb_pipe.c */
+int rdb_pipe_start(int fd, int exit_fd);          /* the child's pipe: pass it on to the in_pipe replicas */
+void rdb_pipe_replica_gone(client *c);            /* c is being freed */
+int rdb_pipe_active(void);
 /* failover.c */
 void cmd_failover(client *c);
 const char *failover_state_name(void);

@@ -24,6 +24,7 @@
 #include "sbuf.h"
 #include "server.h"
 #include "util.h"
+#include "zmalloc.h"
 
 #include <string.h>
 
@@ -35,15 +36,19 @@ static struct prop_state {
     int staged_db;                  /* database of the last staged operation */
     int stream_db;                  /* database the sinks' stream has selected, -1 none */
     prop_sink_fn *sinks[PROP_MAX_SINKS];
+    int to[PROP_MAX_SINKS];         /* PROP_TO_* of each sink */
     int nsinks;
+    struct { size_t start, end; } *repl_only; /* staged operations for the replicas only */
+    int nrepl_only, cap_repl_only;
 } ps = {.stream_db = -1};
 
 int prop_active(void) { return ps.nsinks > 0 && !srv.loading; }
 
-int prop_attach(prop_sink_fn *fn) {
+int prop_attach(prop_sink_fn *fn, int to) {
     for (int i = 0; i < ps.nsinks; i++)
         if (ps.sinks[i] == fn) return 0;
     if (ps.nsinks == PROP_MAX_SINKS) return -1;
+    ps.to[ps.nsinks] = to;
     ps.sinks[ps.nsinks++] = fn;
     ps.stream_db = -1;
     return 0;
@@ -55,6 +60,7 @@ void prop_detach(prop_sink_fn *fn) {
     for (int i = 0; i < ps.nsinks; i++)
         if (ps.sinks[i] == fn) {
             ps.sinks[i] = ps.sinks[--ps.nsinks];
+            ps.to[i] = ps.to[ps.nsinks];
             return;
         }
 }
@@ -81,16 +87,36 @@ static void stage(int dbid, int argc, const span *argv) {
     ps.nops++;
 }
 
-static void feed(const char *p, size_t n) {
-    for (int i = 0; i < ps.nsinks; i++) ps.sinks[i](p, n);
+static void feed(int to, const char *p, size_t n) {
+    for (int i = 0; i < ps.nsinks; i++)
+        if (ps.to[i] & to) ps.sinks[i](p, n);
+}
+
+/* The unit to the sinks of kind `to`: all of it, or (skip) without the
+ * operations staged for the replicas only. */
+static void commit_to(int to, int skip) {
+    int n = skip ? ps.nops - ps.nrepl_only : ps.nops;
+    if (!n) return;
+    if (ps.lead) feed(to, ps.ops.p, ps.lead);
+    if (n > 1) feed(to, "*1\r\n$5\r\nMULTI\r\n", 15);
+    size_t at = ps.lead;
+    for (int i = 0; skip && i < ps.nrepl_only; i++) {
+        feed(to, ps.ops.p + at, ps.repl_only[i].start - at);
+        at = ps.repl_only[i].end;
+    }
+    feed(to, ps.ops.p + at, ps.ops.len - at);
+    if (n > 1) feed(to, "*1\r\n$4\r\nEXEC\r\n", 14);
 }
 
 static void commit(void) {
     if (ps.nops == 0) return;
-    if (ps.lead) feed(ps.ops.p, ps.lead);
-    if (ps.nops > 1) feed("*1\r\n$5\r\nMULTI\r\n", 15);
-    feed(ps.ops.p + ps.lead, ps.ops.len - ps.lead);
-    if (ps.nops > 1) feed("*1\r\n$4\r\nEXEC\r\n", 14);
+    if (!ps.nrepl_only) {
+        commit_to(PROP_TO_AOF | PROP_TO_REPL, 0);
+    } else {
+        commit_to(PROP_TO_REPL, 0);
+        commit_to(PROP_TO_AOF, 1);
+        ps.nrepl_only = 0;
+    }
     ps.stream_db = ps.staged_db;
     ps.ops.len = 0;
     ps.nops = 0;
@@ -112,6 +138,25 @@ void prop_add(int dbid, int argc, const span *argv) {
     if (!prop_active()) return;
     stage(dbid, argc, argv);
     if (!ps.top) commit();
+}
+
+void prop_replicas_only(client *c) {
+    if (!prop_active()) return;
+    if (ps.nops == 0) { /* no SELECT: later operations select from the stream's database */
+        ps.lead = 0;
+        ps.staged_db = ps.stream_db;
+    }
+    if (ps.nrepl_only == ps.cap_repl_only) {
+        ps.cap_repl_only = ps.cap_repl_only ? ps.cap_repl_only * 2 : 4;
+        ps.repl_only = zrealloc(ps.repl_only, sizeof *ps.repl_only * (size_t)ps.cap_repl_only);
+    }
+    size_t start = ps.ops.len;
+    sb_add_command(&ps.ops, c->argc, c->argv);
+    ps.repl_only[ps.nrepl_only].start = start;
+    ps.repl_only[ps.nrepl_only++].end = ps.ops.len;
+    ps.nops++;
+    if (ps.top) ps.top->rewritten = 1;
+    else commit();
 }
 
 void prop_key_gone(int dbid, const char *key, size_t klen) {

@@ -23,6 +23,7 @@
 #include "crc16.h"
 #include "dict.h"
 #include "outlimit.h"
+#include "propagate.h"
 #include "reply.h"
 #include "server.h"
 #include "util.h"
@@ -501,12 +502,14 @@ long long pubsub_publish_shard(span channel, span msg) { return publish_names(NS
 
 static void cmd_publish(client *c) {
     reply_int(c, pubsub_publish(c->argv[1], c->argv[2]));
-    if (pubsub_cluster_propagate) pubsub_cluster_propagate(c->argv[1], c->argv[2], 0);
+    if (pubsub_cluster_propagate) pubsub_cluster_propagate(c->argv[1], c->argv[2], 0); /* the bus reaches every node */
+    else prop_replicas_only(c);
 }
 
 static void cmd_spublish(client *c) {
     reply_int(c, pubsub_publish_shard(c->argv[1], c->argv[2]));
     if (pubsub_cluster_propagate) pubsub_cluster_propagate(c->argv[1], c->argv[2], 1);
+    else prop_replicas_only(c);
 }
 
 /* ------------------------------------------------------- RESP2 context */

@@ -122,6 +122,7 @@ void (*client_repl_applied)(client *c, const char *p, size_t n);
 void client_free(client *c) {
     if (srv.current_client == c) srv.current_client = NULL;
     if (c->repl_role && client_repl_freed) client_repl_freed(c);
+    rb_detach(&c->stream);
     unblock_client(c, UNBLOCK_DISCONNECT);
     unlink_pending(c);
     unlink_deferred(c);
@@ -809,7 +810,8 @@ size_t client_info_line(client *c, char *buf, size_t cap) {
                      c->db ? c->db->id : 0, subs.channels, subs.patterns, subs.shard,
                      (c->flags & CF_MULTI) ? c->mcount : -1,
                      (c->input_left ? c->input_left : c->qlen - c->qpos) + aside_bytes(c),
-                     c->qcap - c->qlen + aside_spare_size(c), c->out.cap, (size_t)c->out_peak, client_out_used(c), client_memory_usage(c),
+                     c->qcap - c->qlen + aside_spare_size(c), c->out.cap, (size_t)c->out_peak, client_out_used(c),
+                     client_memory_usage(c) + rb_pending(&c->stream) /* a replica's share of the stream, as Redis */,
                      (c->fd >= 0 && (ev_get_mask(srv.el, c->fd) & EV_WRITABLE)) ? "rw" : "r",
                      c->lastcmd ? c->lastcmd->fullname : "NULL", client_user_name ? client_user_name(c) : "default",
                      tracking_client_redirect(c), c->resp, c->lib_name ? c->lib_name : "",

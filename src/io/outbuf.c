@@ -302,7 +302,7 @@ static void consume(client *c, size_t n) {
     if (n) ring_consume(&c->out, n);
 }
 
-static int flush_iov(client *c, struct iovec *iov, int cnt) {
+static int flush_iov(client *c, struct iovec *iov, int cnt, int stream) {
     if (client_write_barrier) client_write_barrier();
     size_t staged = client_out_used(c); /* the output is fullest just before a flush */
     if (staged > c->out_peak) {
@@ -318,16 +318,21 @@ static int flush_iov(client *c, struct iovec *iov, int cnt) {
         return -1;
     }
     srv.stats.net_output_bytes += (uint64_t)n;
-    if (c->refs) consume(c, (size_t)n);
+    if (stream) rb_consume(&c->stream, (size_t)n);
+    else if (c->refs) consume(c, (size_t)n);
     else ring_consume(&c->out, (size_t)n);
     return 0;
 }
 
-/* One writev. Returns -1 if the client was freed. */
+/* One writev: of the ring and references, or once they are sent, of a
+ * replica's stream from the shared replication buffer's own blocks.
+ * Returns -1 if the client was freed. */
 static int client_write(client *c) {
     struct iovec iov[FLUSH_IOV];
     int cnt = c->out_ref_bytes ? build_iov(c, iov) : ring_iov(&c->out, iov);
-    return cnt ? flush_iov(c, iov, cnt) : 0;
+    if (cnt) return flush_iov(c, iov, cnt, 0);
+    cnt = c->stream.rb ? rb_iov(&c->stream, iov, FLUSH_IOV) : 0;
+    return cnt ? flush_iov(c, iov, cnt, 1) : 0;
 }
 
 static void client_writable(evloop *el, int fd, void *data, int mask);

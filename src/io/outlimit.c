@@ -51,8 +51,13 @@ static int soft_limit_breached(client *c, const cob_limit *lim, unsigned long lo
 int client_output_over_limits_extra(client *c, size_t extra) {
     unsigned long long staged = (unsigned long long)client_out_used(c) + extra;
     unsigned long long used = staged > OUTPUT_STATIC_ALLOWANCE ? staged - OUTPUT_STATIC_ALLOWANCE : 0;
-    const cob_limit *lim = &srv.cfg.cob[client_output_class(c)];
-    int breach = (lim->hard && used >= lim->hard) || (used > 0 && client_auth_required(c));
+    int cls = client_output_class(c);
+    const cob_limit *lim = &srv.cfg.cob[cls];
+    unsigned long long hard = lim->hard;
+    /* A replica's hard limit below the backlog's size would close a replica that a partial resync just
+     * accepted: that size applies instead, as Redis does (its stream is in the shared buffer anyway). */
+    if (cls == COB_REPLICA && hard && c->stream.rb && hard < c->stream.rb->limit) hard = c->stream.rb->limit;
+    int breach = (hard && used >= hard) || (used > 0 && client_auth_required(c));
     if (soft_limit_breached(c, lim, used)) breach = 1;
     return breach;
 }

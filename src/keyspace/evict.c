@@ -252,9 +252,16 @@ static void note_result(int result) {
     }
 }
 
+size_t (*evict_not_counted)(void);
+
+size_t evict_counted_memory(void) {
+    size_t used = zmalloc_used(), off = evict_not_counted ? evict_not_counted() : 0;
+    return used > off ? used - off : 0;
+}
+
 int evict_perform(void) {
     unsigned long long max = srv.cfg.maxmemory;
-    if (!max || zmalloc_used() <= max || srv.client_pause) { /* CLIENT PAUSE: nothing is evicted */
+    if (!max || evict_counted_memory() <= max || srv.client_pause) { /* CLIENT PAUSE: nothing is evicted */
         if (srv.stats.eviction_exceeded_since_us) note_result(EVICT_OK);
         return EVICT_OK;
     }
@@ -262,7 +269,7 @@ int evict_perform(void) {
     if (policy == MAXMEMORY_NO_EVICTION) goto done;
     int64_t start = ev_mono_us(), deadline = start + time_limit_us();
     unsigned long freed = 0;
-    while (zmalloc_used() > max) {
+    while (evict_counted_memory() > max) {
         db *d = NULL;
         int none = 0;
         dnode *n = policy_is_random(policy) ? pick_random(policy, &d, deadline, &none)

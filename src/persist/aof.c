@@ -280,7 +280,7 @@ static void attach(int fd) {
     as.on = 1;
     as.write_ok = 1;
     srv.aof_write_failed = 0;
-    prop_attach(aof_feed);
+    prop_attach(aof_feed, PROP_TO_AOF);
     prop_stream_restart();
 }
 

@@ -140,52 +140,76 @@ static void child_save(int pipefd, const rdb_options *opt) {
     _exit(rc ? 1 : 0);
 }
 
-/* The diskless child: each socket gets "$EOF:<mark>\r\n", the snapshot
- * and the mark again; the parent learns which sockets got it all. */
-static void child_stream(int pipefd, const int *socks, int n, const char *mark, const rdb_options *opt) {
+/* The diskless child: "$EOF:<mark>\r\n", the snapshot and the mark again
+ * into the pipe `datafd`, whose reader (the parent: repl/rdb_pipe.c) passes
+ * them on to every replica; then the report, then it waits until the parent
+ * closes `exitfd` (every replica has the bytes) or dies, so the save ends
+ * only once the transfer has. A parent that closed the pipe (no replica
+ * left) ends the writes with EPIPE. */
+static void child_stream(int reportfd, int datafd, int exitfd, const char *mark, const rdb_options *opt) {
     signal(SIGTERM, SIG_DFL);
     signal(SIGINT, SIG_DFL);
     char pre[64];
     int plen = snprintf(pre, sizeof pre, "$EOF:%.40s\r\n", mark);
-    uint64_t report[2] = {0, 0};
-    rdb_options o = *opt;
-    o.key_delay_us = opt->key_delay_us;
-    for (int i = 0; i < n; i++) {
-        ssize_t w = write(socks[i], pre, (size_t)plen); /* a fresh socket buffer takes 50 bytes */
-        (void)w;
+    int ok = write(datafd, pre, (size_t)plen) == plen && (rdb_save_fds(&datafd, 1, opt) & 1) &&
+             write(datafd, mark, 40) == 40;
+    close(datafd);
+    uint64_t report[2] = {private_dirty_bytes(), (uint64_t)ok};
+    if (write(reportfd, report, sizeof report) != sizeof report) ok = 0;
+    char c;
+    while (read(exitfd, &c, 1) < 0 && errno == EINTR) {
     }
-    uint64_t ok = rdb_save_fds(socks, n, &o);
-    for (int i = 0; i < n; i++)
-        if ((ok >> i & 1) && write(socks[i], mark, 40) != 40) ok &= ~(1ULL << i);
-    report[0] = private_dirty_bytes();
-    report[1] = ok;
-    if (write(pipefd, report, sizeof report) != sizeof report) ok = 0;
     _exit(ok ? 0 : 1);
 }
 
-static int fork_save(const int *socks, int nsocks, const char *mark, const rdb_options *opt) {
+/* pipes: the report's, then for a diskless save the data and exit pipes. */
+static int fork_save(int diskless, int *data_fd, int *exit_fd, const char *mark, const rdb_options *opt) {
     ps.last_try_ms = srv.now_ms;
-    int fds[2];
+    int fds[2], data[2] = {-1, -1}, ex[2] = {-1, -1};
     if (pipe(fds) != 0) fds[0] = fds[1] = -1;
+    if (diskless && (pipe(data) != 0 || pipe(ex) != 0)) {
+        server_log(LOG_WARNING_, "Can't save in background: pipe: %s", strerror(errno));
+        for (int i = 0; i < 2; i++) {
+            if (fds[i] >= 0) close(fds[i]);
+            if (data[i] >= 0) close(data[i]);
+            if (ex[i] >= 0) close(ex[i]);
+        }
+        return -1;
+    }
     int64_t t0 = ev_mono_us();
     pid_t pid = fork();
     if (pid < 0) {
-        if (fds[0] >= 0) close(fds[0]), close(fds[1]);
+        for (int i = 0; i < 2; i++) {
+            if (fds[i] >= 0) close(fds[i]);
+            if (data[i] >= 0) close(data[i]);
+            if (ex[i] >= 0) close(ex[i]);
+        }
         set_bgsave_ok(0);
         server_log(LOG_WARNING_, "Can't save in background: fork: %s", strerror(errno));
         return -1;
     }
     if (pid == 0) {
         if (fds[0] >= 0) close(fds[0]);
-        if (nsocks) child_stream(fds[1], socks, nsocks, mark, opt);
+        if (diskless) {
+            close(data[0]);
+            close(ex[1]);
+            child_stream(fds[1], data[1], ex[0], mark, opt);
+        }
         child_save(fds[1], opt);
     }
-    ps.to_sockets = nsocks > 0;
+    ps.to_sockets = diskless;
     srv.latest_fork_usec = ev_mono_us() - t0;
     srv.stats.total_forks++;
     if (fds[1] >= 0) close(fds[1]);
+    if (diskless) {
+        close(data[1]);
+        close(ex[0]);
+        *data_fd = data[0];
+        *exit_fd = ex[1];
+    }
     ps.child_pipe = fds[0];
-    server_log(LOG_NOTICE_, "Background saving started by pid %d", (int)pid);
+    server_log(LOG_NOTICE_, diskless ? "Background RDB transfer started by pid %d" : "Background saving started by pid %d",
+               (int)pid);
     ps.child = pid;
     ps.child_start_ms = srv.now_ms;
     ps.dirty_at_start = srv.dirty;
@@ -195,40 +219,46 @@ static int fork_save(const int *socks, int nsocks, const char *mark, const rdb_o
 
 static int bgsave_start(void) {
     rdb_options opt = rdb_current_options();
-    return fork_save(NULL, 0, NULL, &opt);
+    return fork_save(0, NULL, NULL, NULL, &opt);
 }
 
 void persist_set_repl_hook(persist_repl_done_fn *fn) { ps.repl_done = fn; }
 
-int persist_bgsave_for_repl(const int *socks, int nsocks, const char *mark, const rdb_options *opt) {
+int persist_bgsave_for_repl(int *data_fd, int *exit_fd, const char *mark, const rdb_options *opt) {
     if (ps.child || aof_child_running()) return -1;
-    if (nsocks) server_log(LOG_NOTICE_, "Starting BGSAVE for SYNC with target: replicas sockets");
+    if (data_fd) server_log(LOG_NOTICE_, "Starting BGSAVE for SYNC with target: replicas sockets");
     else server_log(LOG_NOTICE_, "Starting BGSAVE for SYNC with target: disk");
-    return fork_save(socks, nsocks, mark, opt);
+    return fork_save(data_fd != NULL, data_fd, exit_fd, mark, opt);
+}
+
+void persist_kill_repl_child(void) {
+    if (ps.child && ps.to_sockets) kill(ps.child, SIGUSR1); /* reaped by the cron, as any other end */
 }
 
 int persist_child_target(void) { return !ps.child ? PERSIST_CHILD_NONE : ps.to_sockets ? PERSIST_CHILD_SOCKETS : PERSIST_CHILD_DISK; }
 
 /* The child's report, once it has exited (the write end is closed then, so
  * the read never blocks). */
-static uint64_t read_child_report(void) {
-    if (ps.child_pipe < 0) return 0;
+static void read_child_report(void) {
+    if (ps.child_pipe < 0) return;
     uint64_t rep[2] = {0, 0};
     ssize_t n = read(ps.child_pipe, rep, sizeof rep);
     if (n >= (ssize_t)sizeof rep[0]) ps.last_cow = (size_t)rep[0];
     close(ps.child_pipe);
     ps.child_pipe = -1;
-    return n == (ssize_t)sizeof rep ? rep[1] : 0;
 }
 
 static void bgsave_done(int status) {
     int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    uint64_t socks_ok = read_child_report();
+    read_child_report();
     if (ps.to_sockets) { /* nothing was saved on disk: the save state stays as it was */
         ps.child = 0;
         ps.to_sockets = 0;
-        server_log(ok ? LOG_NOTICE_ : LOG_WARNING_, "Background RDB transfer %s", ok ? "terminated with success" : "error");
-        if (ps.repl_done) ps.repl_done(ok, 1, socks_ok);
+        if (WIFSIGNALED(status) && WTERMSIG(status) == SIGUSR1)
+            server_log(LOG_NOTICE_, "Background RDB transfer terminated by signal %d", SIGUSR1);
+        else
+            server_log(ok ? LOG_NOTICE_ : LOG_WARNING_, "Background RDB transfer %s", ok ? "terminated with success" : "error");
+        if (ps.repl_done) ps.repl_done(ok, 1);
         return;
     }
     ps.last_bgsave_secs = (srv.now_ms - ps.child_start_ms) / 1000;
@@ -244,7 +274,7 @@ static void bgsave_done(int status) {
         server_log(LOG_WARNING_, "Background saving error");
     }
     ps.child = 0;
-    if (ps.repl_done) ps.repl_done(ok, 0, 0);
+    if (ps.repl_done) ps.repl_done(ok, 0);
 }
 
 static void reap_child(void) {

@@ -5,10 +5,13 @@
  * min-replicas).
  *
  * A replica's client is an ordinary client with repl_role REPLICA and a
- * replica_link. Until its snapshot has been delivered its output is held
- * (out_held): the stream written after the snapshot's fork piles up in its
- * output ring, in order, and is flushed once the replica is online. Its
- * output limits are the `replica` class of client-output-buffer-limit.
+ * replica_link. Its output is the stream: a reader of the shared
+ * replication buffer (client.stream), placed where its snapshot ends (or
+ * where its partial resync continues). Until its snapshot has been
+ * delivered its output is held (out_held): the stream written after the
+ * snapshot's fork stays in the shared buffer, and is written once the
+ * replica is online. Its output limits are the `replica` class of
+ * client-output-buffer-limit, counted in the stream it has not been sent.
  */
 #include "repl.h"
 #include "repl_int.h"
@@ -83,7 +86,6 @@ static replica_link *link_of(client *c) {
 }
 
 static void add_replica(client *c) {
-    repl_flush(); /* the stream so far is not for it (repl.c) */
     if (rs.nreplicas == rs.cap_replicas) {
         rs.cap_replicas = rs.cap_replicas ? rs.cap_replicas * 2 : 4;
         rs.replicas = zrealloc(rs.replicas, sizeof(client *) * (size_t)rs.cap_replicas);
@@ -105,9 +107,7 @@ void primary_replica_freed(client *c) {
     if (r) {
         char name[96];
         server_log(LOG_NOTICE_, "Connection with replica %s lost.", replica_name(c, name, sizeof name));
-        /* the save child writes this socket too: shut it down, so the replica sees the end now and the
-         * child's writes to it fail (it skips a dead socket and ends early when none is left) */
-        if (r->state == RS_WAIT_BGSAVE_END && r->diskless && c->fd >= 0) shutdown(c->fd, SHUT_RDWR);
+        rdb_pipe_replica_gone(c);
         if (r->bulk_fd >= 0) close(r->bulk_fd);
         zfree(r);
         c->repl = NULL;
@@ -115,7 +115,10 @@ void primary_replica_freed(client *c) {
 }
 
 void primary_drop_replicas(void) {
-    for (int i = 0; i < rs.nreplicas; i++) client_close_async(rs.replicas[i]);
+    for (int i = 0; i < rs.nreplicas; i++) {
+        rb_detach(&rs.replicas[i]->stream);
+        client_close_async(rs.replicas[i]);
+    }
 }
 
 static void go_online(client *c) {
@@ -123,18 +126,17 @@ static void go_online(client *c) {
     r->state = RS_ONLINE;
     r->ack_ms = srv.now_ms;
     c->out_held = 0;
-    if (ring_used(&c->out)) client_mark_pending(c);
+    if (client_out_used(c)) client_mark_pending(c);
     char name[96];
     server_log(LOG_NOTICE_, "Synchronization with replica %s succeeded", replica_name(c, name, sizeof name));
 }
 
-void primary_feed_replicas(const char *p, size_t n) {
+void primary_replicas_fed(void) {
     for (int i = 0; i < rs.nreplicas; i++) {
         client *c = rs.replicas[i];
-        if (((replica_link *)c->repl)->state == RS_WAIT_BGSAVE_START || (c->flags & CF_CLOSE_ASAP)) continue;
-        ring_append(&c->out, p, n);
+        if (!c->stream.rb || (c->flags & CF_CLOSE_ASAP)) continue;
+        if (client_check_output_limits(c)) continue;
         if (!c->out_held) client_mark_pending(c);
-        client_check_output_limits(c);
     }
 }
 
@@ -152,15 +154,14 @@ static void fullresync_reply(client *c, long long off) {
 
 /* Start a snapshot for every replica waiting for one. */
 static void start_full_sync(int diskless) {
-    repl_flush(); /* the stream before the snapshot is not for the replicas that get it (repl.c) */
-    int socks[64], n = 0;
+    int n = 0;
     rdb_options opt = rdb_current_options();
     opt.repl_id = rs.replid;
     opt.repl_offset = rs.offset;
     /* a replica passes on its primary's stream, whose selected db the snapshot must carry; a primary's own
      * stream restarts with a SELECT (prop_stream_restart below) */
     opt.repl_stream_db = !srv.repl_replica ? 0 : srv.repl_master && srv.repl_master->db ? srv.repl_master->db->id : rs.master_db;
-    for (int i = 0; i < rs.nreplicas && n < 64; i++) {
+    for (int i = 0; i < rs.nreplicas; i++) {
         client *c = rs.replicas[i];
         replica_link *r = c->repl;
         if (r->state != RS_WAIT_BGSAVE_START || (c->flags & CF_CLOSE_ASAP)) continue;
@@ -168,15 +169,20 @@ static void start_full_sync(int diskless) {
         r->diskless = diskless;
         r->acked = 0;
         r->state = RS_WAIT_BGSAVE_END;
-        r->bulk_off = n; /* its socket's index in the child's report */
-        socks[n++] = c->fd;
+        r->in_pipe = diskless;
+        n++;
+        rb_attach(&c->stream, &rs.rb, rb_end(&rs.rb)); /* its stream: what follows the snapshot */
         fullresync_reply(c, rs.offset);
     }
     if (!n) return;
     prop_stream_restart(); /* the stream after the snapshot starts with SELECT */
     char mark[REPLID_LEN + 1];
     frand_hex(mark, REPLID_LEN);
-    if (persist_bgsave_for_repl(diskless ? socks : NULL, diskless ? n : 0, mark, &opt) == 0) return;
+    int fd = -1, exit_fd = -1;
+    if (persist_bgsave_for_repl(diskless ? &fd : NULL, diskless ? &exit_fd : NULL, mark, &opt) == 0) {
+        if (diskless) rdb_pipe_start(fd, exit_fd);
+        return;
+    }
     for (int i = 0; i < rs.nreplicas; i++) { /* no snapshot: these replicas must start over */
         replica_link *r = rs.replicas[i]->repl;
         if (r->state == RS_WAIT_BGSAVE_END) {
@@ -190,7 +196,6 @@ static void start_full_sync(int diskless) {
  * taking the stream another waiting replica has piled up since its fork. */
 static int join_running_save(client *c) {
     if (persist_child_target() != PERSIST_CHILD_DISK) return 0;
-    repl_flush(); /* the other replica's output is complete */
     for (int i = 0; i < rs.nreplicas; i++) {
         client *o = rs.replicas[i];
         replica_link *r = o->repl;
@@ -198,9 +203,7 @@ static int join_running_save(client *c) {
         replica_link *me = c->repl;
         me->state = RS_WAIT_BGSAVE_END;
         me->diskless = 0;
-        struct iovec iov[2];
-        int k = ring_iov(&o->out, iov);
-        for (int j = 0; j < k; j++) ring_append(&c->out, iov[j].iov_base, iov[j].iov_len);
+        rb_attach_as(&c->stream, &o->stream); /* the stream since its fork */
         fullresync_reply(c, r->initial_off); /* the offset of the snapshot it joins */
         server_log(LOG_NOTICE_, "Waiting for end of BGSAVE for SYNC");
         return 1;
@@ -271,14 +274,15 @@ fail:
     client_close_async(c);
 }
 
-void primary_bgsave_done(int ok, int to_sockets, uint64_t socks_ok) {
+void primary_bgsave_done(int ok, int to_sockets) {
     for (int i = 0; i < rs.nreplicas; i++) {
         client *c = rs.replicas[i];
         replica_link *r = c->repl;
         if (r->state != RS_WAIT_BGSAVE_END || r->diskless != to_sockets) continue;
         if (to_sockets) {
-            if (ok && (socks_ok >> r->bulk_off & 1)) {
-                r->bulk_off = 0;
+            int got_it = r->in_pipe; /* still in the transfer when it ended */
+            r->in_pipe = 0;
+            if (ok && got_it) {
                 go_online(c);
                 /* nothing may follow the mark while it loads: the stream starts on its first ACK (which may
                  * have come already: the child is reaped by the cron, after the replica could load) */
@@ -312,7 +316,7 @@ static int try_partial(client *c, span id, span offarg) {
         else server_log(LOG_NOTICE_, "Full resync requested by replica %s", c->addr);
         return 0;
     }
-    if (!rs.has_backlog || !backlog_covers(&rs.bl, off)) {
+    if (!rs.has_backlog || !rb_covers(&rs.rb, off)) {
         server_log(LOG_NOTICE_, "Unable to partial resync with replica %s for lack of backlog (Replica request was: %lld).",
                    c->addr, off);
         return 0;
@@ -328,10 +332,7 @@ static int try_partial(client *c, span id, span offarg) {
         client_close_async(c);
         return 1;
     }
-    const char *p[2];
-    size_t len[2];
-    int k = backlog_pieces(&rs.bl, off, p, len);
-    for (int i = 0; i < k; i++) ring_append(&c->out, p[i], len[i]);
+    rb_attach(&c->stream, &rs.rb, off);
     c->out_held = 0;
     client_mark_pending(c);
     rs.sync_partial_ok++;
@@ -414,7 +415,7 @@ void primary_replconf(client *c) {
             r->acked = 1;
             if (r->state == RS_ONLINE && c->out_held) { /* diskless: the stream starts once it has loaded */
                 c->out_held = 0;
-                if (ring_used(&c->out)) client_mark_pending(c);
+                if (client_out_used(c)) client_mark_pending(c);
             }
             if (rs.nwaiters) wake_waiters();
             return; /* no reply */
@@ -544,6 +545,13 @@ static void once_a_second(void) {
     for (int i = 0; i < rs.nreplicas; i++) {
         client *c = rs.replicas[i];
         replica_link *r = c->repl;
+        if (r->state == RS_WAIT_BGSAVE_END && r->in_pipe && r->pipe_io_ms &&
+            srv.now_ms - r->pipe_io_ms > timeout * 1000) {
+            char name[96];
+            server_log(LOG_WARNING_, "Disconnecting timedout replica (full sync): %s", replica_name(c, name, sizeof name));
+            client_close_async(c);
+            continue;
+        }
         if (r->state == RS_ONLINE) {
             if (srv.now_ms - r->ack_ms > timeout * 1000 && !r->pre_psync /* SYNC replicas send no ACKs */) {
                 char name[96];
@@ -567,7 +575,7 @@ static void maybe_start_sync(void) {
         replica_link *r = rs.replicas[i]->repl;
         if (r->state != RS_WAIT_BGSAVE_START) continue;
         waiting++;
-        capa_all &= r->capa_eof && !rs.replicas[i]->tls; /* the child writes to sockets: TLS ones take a file */
+        capa_all &= r->capa_eof;
         if (!oldest || r->wait_since_ms < oldest) oldest = r->wait_since_ms;
     }
     if (!waiting) return;

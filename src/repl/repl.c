@@ -20,6 +20,7 @@
 #include "client.h"
 #include "config.h"
 #include "db.h"
+#include "evict.h"
 #include "frand.h"
 #include "persist.h"
 #include "propagate.h"
@@ -60,36 +61,27 @@ static void prop_sink(const char *p, size_t n) { repl_feed(p, n); }
  * passes on its primary's bytes (replica_applied), and a detached sink
  * spares it encoding its own propagation of every applied command. */
 static void update_sink(void) {
-    if (rs.has_backlog && !srv.repl_replica) prop_attach(prop_sink);
+    if (rs.has_backlog && !srv.repl_replica) prop_attach(prop_sink, PROP_TO_REPL);
     else prop_detach(prop_sink);
 }
 
 void repl_backlog_ensure(void) {
     if (rs.has_backlog) return;
-    backlog_init(&rs.bl, (size_t)config_ll("repl-backlog-size"), rs.offset + 1);
+    rb_init(&rs.rb, (size_t)config_ll("repl-backlog-size"), rs.offset + 1);
     rs.has_backlog = 1;
-    rs.unsent = 0;
+    rs.fed = 0;
     update_sink();
 }
 
-/* Stream bytes go into the backlog at once (the offset is exact at every
- * moment: WAIT, INFO, snapshots read it) and reach the replicas' output
- * rings in one block per loop iteration (repl_flush, before the output is
- * written), instead of one ring append and limit check per replica per
- * write: the newest `unsent` bytes of the backlog are what they have not
- * had yet. Whatever changes the set of replicas fed, or what the backlog
- * holds, flushes first; bytes that would push unsent past the backlog's
- * size are flushed and passed on at once. */
+/* Stream bytes go into the shared buffer at once (the offset is exact at
+ * every moment: WAIT, INFO, snapshots read it). The replicas are readers
+ * of the same blocks: they are written once per loop iteration, before
+ * the output is flushed (repl_flush). */
 void repl_stream_add(const char *p, size_t n) {
     rs.offset += (long long)n;
-    if (!rs.has_backlog || rs.unsent + n > rs.bl.size) {
-        repl_flush();
-        if (rs.has_backlog) backlog_feed(&rs.bl, p, n);
-        primary_feed_replicas(p, n);
-        return;
-    }
-    backlog_feed(&rs.bl, p, n);
-    if (rs.nreplicas) rs.unsent += n;
+    if (!rs.has_backlog) return;
+    rb_feed(&rs.rb, p, n);
+    rs.fed = 1;
 }
 
 void repl_feed(const char *p, size_t n) {
@@ -97,19 +89,18 @@ void repl_feed(const char *p, size_t n) {
 }
 
 void repl_flush(void) {
-    if (!rs.unsent) return;
-    const char *p[2];
-    size_t n[2];
-    int k = backlog_pieces(&rs.bl, backlog_end(&rs.bl) - (long long)rs.unsent, p, n);
-    rs.unsent = 0;
-    for (int i = 0; i < k; i++) primary_feed_replicas(p[i], n[i]);
+    if (!rs.fed) return;
+    rs.fed = 0;
+    if (rs.nreplicas) primary_replicas_fed();
+}
+
+static void backlog_resize(void) {
+    size_t want = (size_t)config_ll("repl-backlog-size");
+    if (rs.has_backlog && want != rs.rb.limit) rb_set_limit(&rs.rb, want);
 }
 
 static void backlog_cron(void) {
     if (!rs.has_backlog) return;
-    size_t want = (size_t)config_ll("repl-backlog-size");
-    repl_flush(); /* what the replicas still need must not be dropped with the oldest bytes */
-    if (want != rs.bl.size) backlog_resize(&rs.bl, want);
     if (rs.nreplicas || srv.repl_replica) {
         rs.no_replicas_since_ms = 0;
         return;
@@ -119,11 +110,27 @@ static void backlog_cron(void) {
     if (ttl && srv.now_ms - rs.no_replicas_since_ms >= ttl * 1000) {
         /* a replica of the old history could not continue from a new backlog */
         repl_change_id();
-        backlog_free(&rs.bl);
+        rb_free(&rs.rb);
         rs.has_backlog = 0;
         update_sink();
         server_log(LOG_NOTICE_, "Replication backlog freed after %lld seconds without connected replicas.", ttl);
     }
+}
+
+void repl_backlog_free(void) {
+    if (!rs.has_backlog) return;
+    primary_drop_replicas(); /* they leave the buffer first */
+    rb_free(&rs.rb);
+    rs.has_backlog = 0;
+    rs.fed = 0;
+}
+
+/* The buffer beyond the backlog's size (and its blocks' headers) is the
+ * replicas' own: maxmemory does not count it, as Redis does not. */
+static size_t not_counted(void) {
+    if (!rs.has_backlog) return 0;
+    size_t counted = rs.rb.limit + (rs.rb.limit / RB_BLOCK_DATA + 1) * sizeof(rb_block);
+    return rs.rb.mem > counted ? rs.rb.mem - counted : 0;
 }
 
 void repl_debug_replicate(int argc, const span *argv) {
@@ -143,6 +150,7 @@ static int min_replicas_on(void) { return srv.cfg.min_replicas_to_write > 0 && s
 void repl_update_checks(void) {
     srv.repl_checks = srv.repl_replica || min_replicas_on();
     update_sink(); /* the role may have changed (replica.c calls this when it does) */
+    backlog_resize(); /* CONFIG SET repl-backlog-size applies at once (INFO, the replicas' limit) */
 }
 
 repl_script_write_fn *repl_script_declares_write;
@@ -217,6 +225,7 @@ void repl_init(void) {
     client_repl_freed = link_freed;
     client_repl_applied = replica_applied;
     command_repl_refusal = refusal;
+    evict_not_counted = not_counted;
     config_repl_changed = repl_update_checks;
     persist_set_repl_hook(primary_bgsave_done);
     char *ro = config_get_by_name(&srv.cfg, "replicaof");
@@ -292,14 +301,22 @@ void repl_info(sbuf *b) {
                "master_repl_offset:%lld\r\nsecond_repl_offset:%lld\r\nrepl_backlog_active:%d\r\n"
                "repl_backlog_size:%lld\r\nrepl_backlog_first_byte_offset:%lld\r\nrepl_backlog_histlen:%zu\r\n",
             failover_state_name(), rs.replid, rs.replid2, rs.offset, rs.second_off, rs.has_backlog,
-            rs.has_backlog ? (long long)rs.bl.size : config_ll("repl-backlog-size"), rs.has_backlog ? rs.bl.first : 0,
-            rs.has_backlog ? rs.bl.histlen : 0);
+            rs.has_backlog ? (long long)rs.rb.limit : config_ll("repl-backlog-size"), rs.has_backlog ? rb_first(&rs.rb) : 0,
+            rs.has_backlog ? rb_histlen(&rs.rb) : 0);
 }
 
 void repl_reset_stats(void) { rs.sync_full = rs.sync_partial_ok = rs.sync_partial_err = 0; }
 
 long long repl_stat(int which) {
     return which == REPL_STAT_SYNC_FULL ? rs.sync_full : which == REPL_STAT_PARTIAL_OK ? rs.sync_partial_ok : rs.sync_partial_err;
+}
+
+void repl_memory(repl_mem *m) {
+    size_t total = rs.has_backlog ? rs.rb.mem : 0, lim = rs.has_backlog ? rs.rb.limit : 0;
+    m->total = total;
+    m->replicas = rs.nreplicas && total > lim ? total - lim : 0;
+    m->backlog = total - m->replicas;
+    m->not_counted = not_counted();
 }
 
 void repl_get_summary(repl_summary *out) {

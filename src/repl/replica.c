@@ -456,9 +456,7 @@ static void load_snapshot(void) {
     memset(rs.replid2, '0', REPLID_LEN);
     rs.second_off = -1;
     rs.offset = rs.psync_off;
-    repl_flush();
-    if (rs.has_backlog) backlog_free(&rs.bl), rs.has_backlog = 0;
-    primary_drop_replicas();
+    repl_backlog_free();
     rs.master_db = st.repl_stream_db >= 0 && st.repl_stream_db < db_count() ? st.repl_stream_db : 0; /* where the stream goes on */
     rs.has_backlog = 0;
     repl_backlog_ensure();

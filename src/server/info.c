@@ -117,6 +117,7 @@ void info_change_replid(void) { repl_change_id(); }
 typedef struct memfig {
     size_t used, rss, peak, startup;
     size_t clients_normal;
+    repl_mem repl;                  /* the shared replication buffer */
     size_t overhead, dataset;
     size_t keys;
     size_t db_main[64];             /* per-db table + node header overhead (first 64 dbs) */
@@ -144,7 +145,8 @@ static void mem_figures(memfig *m) {
         dbs += o + e;
         m->keys += n;
     }
-    m->overhead = m->startup + m->clients_normal + dbs;
+    repl_memory(&m->repl);
+    m->overhead = m->startup + m->clients_normal + m->repl.total + dbs;
     m->dataset = m->used > m->overhead ? m->used - m->overhead : 0;
 }
 
@@ -250,13 +252,13 @@ static void sec_memory(sbuf *b) {
     sb_addf(b,
               "allocator_frag_ratio:1.00\r\nallocator_frag_bytes:0\r\nallocator_rss_ratio:%.2f\r\n"
               "allocator_rss_bytes:%lld\r\nrss_overhead_ratio:1.00\r\nrss_overhead_bytes:0\r\n"
-              "mem_fragmentation_ratio:%.2f\r\nmem_fragmentation_bytes:%lld\r\nmem_not_counted_for_evict:0\r\n"
-              "mem_replication_backlog:0\r\nmem_total_replication_buffers:0\r\nmem_clients_slaves:0\r\n"
+              "mem_fragmentation_ratio:%.2f\r\nmem_fragmentation_bytes:%lld\r\nmem_not_counted_for_evict:%zu\r\n"
+              "mem_replication_backlog:%zu\r\nmem_total_replication_buffers:%zu\r\nmem_clients_slaves:%zu\r\n"
               "mem_clients_normal:%zu\r\nmem_cluster_links:%zu\r\nmem_aof_buffer:0\r\nmem_allocator:libc\r\n"
               "active_defrag_running:0\r\nlazyfree_pending_objects:%zu\r\nlazyfreed_objects:%llu\r\n",
               ratio((double)m.rss, (double)m.used), (long long)m.rss - (long long)m.used,
-              ratio((double)m.rss, (double)m.used), (long long)m.rss - (long long)m.used, m.clients_normal,
-              cluster_links_memory(), lazyfree_pending(), lazyfree_freed());
+              ratio((double)m.rss, (double)m.used), (long long)m.rss - (long long)m.used, m.repl.not_counted,
+              m.repl.backlog, m.repl.total, m.repl.replicas, m.clients_normal, cluster_links_memory(), lazyfree_pending(), lazyfree_freed());
 }
 
 static void sec_persistence(sbuf *b) {

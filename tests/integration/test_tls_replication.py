@@ -5,9 +5,9 @@ Each primary listens on a TLS port with client certificates required
 (tls-auth-clients yes); each replica has `tls-replication yes` and is made a
 replica of the primary's TLS port, so the link fails unless both ends speak
 TLS and the replica presents its certificate. The primary is loaded with
-keys in four databases before the replica connects (a full sync: from a file
-for a ferry primary, whose diskless child writes sockets in clear; streamed
-diskless by redis-server), written to after the sync (the command stream),
+keys in four databases before the replica connects (a full sync, streamed
+diskless by both: ferry's loop passes the save child's pipe on to the TLS
+connection), written to after the sync (the command stream),
 and then both must hold the same data (DBSIZE per db, DEBUG DIGEST, TTLs).
 The link is then broken by CLIENT KILL TYPE master on the replica and must
 come back with a partial resync over TLS.
@@ -52,6 +52,7 @@ def test_full_sync_stream_and_partial_resync_over_tls(nodes, pki, primary_kind, 
     assert replica.call("REPLICAOF", "127.0.0.1", primary.tls_port) == "OK"
     rk.wait_sync(replica, primary)
     assert rk.assert_converged(primary, [replica]) > 0
+    assert rk.log_matches(primary, r"Starting BGSAVE for SYNC with target: replicas sockets")
     # the replica announced its TLS port (as Redis's replica does under tls-replication)
     slave0 = rk.info(primary)["slave0"]
     assert "port=%d," % replica.tls_port in slave0, slave0
