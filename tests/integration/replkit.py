@@ -33,6 +33,8 @@ import socket
 import threading
 import time
 
+import pytest
+
 from conftest import start_server
 from resp_client import RawClient, parse
 from polling import poll
@@ -139,6 +141,21 @@ class Nodes:
 
 
 # ------------------------------------------------------------------ INFO & co
+@pytest.fixture
+def nodes():
+    """The test files' `nodes` fixture (imported by name): every node stopped
+    at the end, and the test failed with their logs if one died meanwhile."""
+    ns = Nodes()
+    try:
+        yield ns
+        dead = ns.dead()
+        if dead:
+            pytest.fail("node(s) died during the test: %s\n%s" % (
+                dead, "\n".join("%r log:\n%s" % (n, n.log_tail()) for n in dead)), pytrace=False)
+    finally:
+        ns.stop_all()
+
+
 def parse_info(text: str) -> dict:
     out = {}
     for line in text.splitlines():

@@ -34,15 +34,7 @@ from polling import poll
 KEYS, SIZE = 20000, 1000           # a 20 MB snapshot: more than the loopback socket buffers take
 
 
-@pytest.fixture
-def nodes():
-    ns = rk.Nodes()
-    try:
-        yield ns
-        dead = ns.dead()
-        assert not dead, "node(s) died: %s\n%s" % (dead, "\n".join(n.log_tail() for n in dead))
-    finally:
-        ns.stop_all()
+nodes = rk.nodes
 
 
 def diskless_primary(nodes, kind, replicas):

@@ -82,17 +82,7 @@ SLOW_SAVE_US = 1000000          # rdb-key-save-delay: one second per key saved
 BACKLOG = 16384
 
 
-@pytest.fixture
-def nodes():
-    ns = rk.Nodes()
-    try:
-        yield ns
-        dead = ns.dead()
-        if dead:
-            pytest.fail("node(s) died during the test: %s\n%s" % (
-                dead, "\n".join("%r log:\n%s" % (n, n.log_tail()) for n in dead)), pytrace=False)
-    finally:
-        ns.stop_all()
+nodes = rk.nodes
 
 
 # ---------------------------------------------------------------- helpers

@@ -43,17 +43,7 @@ PAIRS = {
 TOPOLOGIES = dict(PAIRS, **{"ferry->ferry->ferry": ("ferry", "ferry", "ferry")})
 
 
-@pytest.fixture
-def nodes(request):
-    ns = rk.Nodes()
-    try:
-        yield ns
-        dead = ns.dead()
-        if dead:
-            pytest.fail("node(s) died during the test: %s\n%s" % (
-                dead, "\n".join("%r log:\n%s" % (n, n.log_tail()) for n in dead)), pytrace=False)
-    finally:
-        ns.stop_all()
+nodes = rk.nodes
 
 
 def start_topology(nodes, kinds, *extra, primary_extra=()):

@@ -26,15 +26,7 @@ from tlskit import pki, tls_args  # noqa: F401  (pki is a fixture)
 PAIRS = [("ferry", "ferry"), ("ferry", "redis"), ("redis", "ferry")]
 
 
-@pytest.fixture
-def nodes():
-    ns = rk.Nodes()
-    try:
-        yield ns
-        dead = ns.dead()
-        assert not dead, "node(s) died: %s\n%s" % (dead, "\n".join(n.log_tail() for n in dead))
-    finally:
-        ns.stop_all()
+nodes = rk.nodes
 
 
 def tls_node(nodes, kind, pki, *extra):
