@@ -24,6 +24,8 @@ typedef struct cluster_link {
     int fd;
     int inbound;
     int connecting;                 /* outbound, connect() in progress */
+    struct tls_conn *tls;           /* tls-cluster: the link's TLS connection, else NULL */
+    int handshaking;                /* its TLS handshake is in progress */
     int64_t ctime;
     cluster_node *node;
     unsigned char *rbuf;            /* a message being read */

@@ -319,8 +319,8 @@ const char *cluster_endpoint(const cluster_node *n) {
 }
 
 /* This node's ports and address as it announces them (cluster-announce-*
- * when set, else its own listeners; the bus port is port + 10000 unless
- * cluster-port says otherwise). */
+ * when set, else its own listeners; the bus port is the client port (the
+ * TLS one under tls-cluster) + 10000 unless cluster-port says otherwise). */
 void cluster_set_own_ports(void) {
     cluster_node *me = cluster->myself;
     int tls = config_is_yes(&srv.cfg, "tls-cluster");
@@ -330,7 +330,7 @@ void cluster_set_own_ports(void) {
     long long cp = config_get_ll(&srv.cfg, "cluster-port"), acp = config_get_ll(&srv.cfg, "cluster-announce-bus-port");
     me->port = ap ? (int)ap : port;
     me->pport = tls ? (app ? (int)app : pport) : 0;
-    me->cport = acp ? (int)acp : cp ? (int)cp : srv.cfg.port + 10000;
+    me->cport = acp ? (int)acp : cp ? (int)cp : port + 10000;
     char *ip = config_get_by_name(&srv.cfg, "cluster-announce-ip");
     snprintf(cluster->announced_ip, sizeof cluster->announced_ip, "%s", ip ? ip : "");
     zfree(ip);
@@ -348,9 +348,12 @@ void cluster_set_own_ports(void) {
     if (me->flags != old) cluster_todo(CLUSTER_TODO_SAVE_CONFIG | CLUSTER_TODO_UPDATE_STATE);
 }
 
+/* cluster-port, else the client port + 10000: under tls-cluster the TLS
+ * port's, as Redis derives it. */
 int cluster_bus_port(void) {
     long long cp = config_get_ll(&srv.cfg, "cluster-port");
-    return cp ? (int)cp : srv.cfg.port + 10000;
+    int tls = config_is_yes(&srv.cfg, "tls-cluster");
+    return cp ? (int)cp : (tls ? srv.cfg.tls_port : srv.cfg.port) + 10000;
 }
 
 int cluster_client_port(const cluster_node *n, int tls) {

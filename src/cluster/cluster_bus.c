@@ -10,6 +10,10 @@
  * link's send buffer and written when the socket takes them (the loop
  * watches for writability only while something is queued).
  *
+ * With tls-cluster yes every link is TLS from its first byte, both ways
+ * (tls.h), with the certificates of the client port: the handshake runs
+ * first, one step per socket event, then the same reading and writing.
+ *
  * As in Redis, every node is pinged at least every node_timeout / 2; a node
  * that has not answered a ping for node_timeout is flagged PFAIL (our own
  * view); the gossip of the other masters turns that into FAIL
@@ -32,6 +36,7 @@
 #include "frand.h"
 #include "reply.h"
 #include "server.h"
+#include "tls.h"
 #include "zmalloc.h"
 
 #define BUS_READ_CHUNK 16384
@@ -62,6 +67,7 @@ void cluster_link_free(cluster_link *l) {
     if (l == reading.link) reading.freed = 1;
     if (l->fd >= 0) {
         ev_del(srv.el, l->fd, EV_READABLE | EV_WRITABLE);
+        tls_conn_free(l->tls);
         close(l->fd);
     }
     if (l->node) {
@@ -82,7 +88,7 @@ static void on_writable(evloop *el, int fd, void *data, int mask);
 
 static void flush_link(cluster_link *l) {
     while (l->soff < l->slen) {
-        ssize_t w = write(l->fd, l->sbuf + l->soff, l->slen - l->soff);
+        ssize_t w = tls_or_plain_write(l->tls, l->fd, l->sbuf + l->soff, l->slen - l->soff);
         if (w < 0) {
             if (errno == EAGAIN || errno == EINTR) break;
             server_log(LOG_DEBUG_, "I/O error writing to node link: %s", strerror(errno));
@@ -121,7 +127,7 @@ void cluster_link_send(cluster_link *l, const unsigned char *msg, size_t len) {
     l->slen += len;
     uint16_t type = (uint16_t)(msg[CMSG_OFF_TYPE] << 8 | msg[CMSG_OFF_TYPE + 1]);
     if (type < CLUSTER_MSG_TYPES) cluster->sent[type]++;
-    if (!l->connecting) ev_add(srv.el, l->fd, EV_WRITABLE, on_writable, l);
+    if (!l->connecting && !l->handshaking) ev_add(srv.el, l->fd, EV_WRITABLE, on_writable, l);
 }
 
 /* Reads what there is; each whole message is processed. */
@@ -149,7 +155,7 @@ static void on_readable(evloop *el, int fd, void *data, int mask) {
         }
         size_t end = want < l->rcap ? want : l->rcap, room = end - l->rlen;
         if (room > BUS_READ_CHUNK && l->rlen >= CMSG_FRAME_MIN) room = BUS_READ_CHUNK;
-        ssize_t r = read(fd, l->rbuf + l->rlen, room);
+        ssize_t r = tls_or_plain_read(l->tls, fd, l->rbuf + l->rlen, room);
         if (r <= 0) {
             if (r < 0 && (errno == EAGAIN || errno == EINTR)) return;
             server_log(LOG_DEBUG_, "I/O error reading from node link: %s", r == 0 ? "connection closed" : strerror(errno));
@@ -173,6 +179,45 @@ static void on_readable(evloop *el, int fd, void *data, int mask) {
     }
 }
 
+/* ---- TLS ------------------------------------------------------------------------- */
+
+static void link_ready(cluster_link *l);
+
+/* One step of a link's TLS handshake; once done the link reads and writes. */
+static void on_tls_handshake(evloop *el, int fd, void *data, int mask) {
+    (void)mask;
+    cluster_link *l = data;
+    int want_write = 0;
+    char err[256];
+    int r = tls_handshake(l->tls, &want_write, err, sizeof err);
+    if (r < 0) {
+        server_log(LOG_VERBOSE_, "TLS handshake on the cluster bus failed: %s", err);
+        cluster_link_free(l);
+        return;
+    }
+    if (want_write) ev_add(el, fd, EV_WRITABLE, on_tls_handshake, l);
+    else if (ev_get_mask(el, fd) & EV_WRITABLE) ev_del(el, fd, EV_WRITABLE);
+    if (r == 0) return;
+    l->handshaking = 0;
+    ev_add(el, fd, EV_READABLE, on_readable, l);
+    if (l->inbound) {
+        if (tls_has_pending(l->tls)) on_readable(el, fd, l, EV_READABLE);
+        return;
+    }
+    link_ready(l);
+}
+
+/* With tls-cluster, start the link's handshake (0), or -1 if it cannot. */
+static int start_tls(cluster_link *l) {
+    if (!config_is_yes(&srv.cfg, "tls-cluster")) return 0;
+    l->tls = l->inbound ? tls_conn_new(l->fd) : tls_conn_connect(l->fd);
+    if (!l->tls) return -1;
+    l->handshaking = 1;
+    ev_add(srv.el, l->fd, EV_READABLE, on_tls_handshake, l);
+    if (!l->inbound) ev_add(srv.el, l->fd, EV_WRITABLE, on_tls_handshake, l); /* the client speaks first */
+    return 0;
+}
+
 /* ---- inbound ------------------------------------------------------------------- */
 
 static void on_accept(evloop *el, int lfd, void *data, int mask) {
@@ -183,7 +228,11 @@ static void on_accept(evloop *el, int lfd, void *data, int mask) {
         int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         cluster_link *l = link_new(fd, NULL, 1);
-        ev_add(srv.el, fd, EV_READABLE, on_readable, l);
+        if (start_tls(l) != 0) {
+            cluster_link_free(l);
+            continue;
+        }
+        if (!l->tls) ev_add(srv.el, fd, EV_READABLE, on_readable, l);
     }
 }
 
@@ -226,7 +275,21 @@ static void on_connected(evloop *el, int fd, void *data, int mask) {
     }
     l->connecting = 0;
     ev_del(srv.el, fd, EV_WRITABLE);
-    ev_add(srv.el, fd, EV_READABLE, on_readable, l);
+    if (start_tls(l) != 0) {
+        server_log(LOG_VERBOSE_, "Connection with Node " CLUSTER_NAME_FMT " at %s:%d failed: no TLS context",
+                   l->node->name, l->node->ip, l->node->cport);
+        cluster_link_free(l);
+        return;
+    }
+    if (!l->tls) {
+        ev_add(srv.el, fd, EV_READABLE, on_readable, l);
+        link_ready(l);
+    }
+}
+
+/* An outbound link is up (its TLS handshake done, if any). */
+static void link_ready(cluster_link *l) {
+    if (l->slen) ev_add(srv.el, l->fd, EV_WRITABLE, on_writable, l);
     /* ping at once, keeping the time of an older unanswered ping, so a node
      * that keeps dropping connections is still detected */
     cluster_node *n = l->node;
