@@ -56,7 +56,7 @@ KNOWN = {
     ("cmd_migrate.c", "rdb_value"): "the same", ("cmd_migrate.c", "server"): "srv: the clock, dirty",
     # replication: the clock, the role flags the dispatcher and the keyspace read, settings by name
     **{(f, "server"): "srv: the clock, srv.repl_* (role, link to the primary)" for f in (
-        "cmd_repl.c failover.c primary.c repl.c replica.c").split()},
+        "cmd_repl.c failover.c primary.c rdb_pipe.c repl.c replica.c").split()},
     **{(f, "config"): "replication settings (repl-*, replica-*) by name" for f in (
         "primary.c repl.c replica.c").split()},
     # ACL: the clients of a user, requirepass, acl-pubsub-default and acllog-max-len
