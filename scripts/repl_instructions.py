@@ -127,6 +127,7 @@ def measure(kind: str, binary: str, case: str, n: int, keep: str | None) -> floa
         measured.control("-d")
         total, path = measured.dumped_total()
         if keep:
+            os.makedirs(keep, exist_ok=True)
             shutil.copy(path, os.path.join(keep, "%s-%s.callgrind" % (kind, case)))
         return total / n
     finally:
