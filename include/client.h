@@ -80,6 +80,8 @@ typedef struct client {
     span *argv;
     size_t argv_cap;
     struct command *cmd, *lastcmd;
+    const char *req_raw;        /* while a request read from the socket runs: its bytes as received */
+    size_t req_raw_len;         /* (propagate.c copies them through when they encode argv exactly) */
     /* output */
     ring out;
     struct outrefs *refs;       /* outbuf.c: big values sent from their own memory, NULL if none yet */

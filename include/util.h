@@ -26,6 +26,18 @@ int str_to_d(const char *s, size_t len, double *out);
 /* Decimal formatting; buf needs 21 bytes (no NUL written beyond length+1). Returns length. */
 size_t ll_to_str(char *buf, long long v);
 size_t ull_to_str(char *buf, unsigned long long v);
+/* The number of decimal digits of v (1 for 0). */
+static inline unsigned ull_digits(unsigned long long v) {
+    unsigned n = 1;
+    for (;;) {
+        if (v < 10) return n;
+        if (v < 100) return n + 1;
+        if (v < 1000) return n + 2;
+        if (v < 10000) return n + 3;
+        v /= 10000;
+        n += 4;
+    }
+}
 /* INCRBYFLOAT's format: Redis ld2string(LD_STR_HUMAN): "%.17Lf" then trailing
  * zeros (and a trailing '.') removed, "-0" -> "0"; inf -> "inf"/"-inf".
  * Returns length, 0 if it does not fit (cap >= 5*1024 always fits). */

@@ -153,21 +153,10 @@ static const char digit_pairs[201] =
     "80818283848586878889"
     "90919293949596979899";
 
-static unsigned count_digits(unsigned long long v) {
-    unsigned n = 1;
-    for (;;) {
-        if (v < 10) return n;
-        if (v < 100) return n + 1;
-        if (v < 1000) return n + 2;
-        if (v < 10000) return n + 3;
-        v /= 10000;
-        n += 4;
-    }
-}
 
 /* Writes the digits of v and a NUL to buf, returns the digit count. */
 static size_t utoa_digits(char *buf, unsigned long long v) {
-    unsigned n = count_digits(v);
+    unsigned n = ull_digits(v);
     char *p = buf + n;
     *p = '\0';
     while (v >= 100) {

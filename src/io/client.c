@@ -440,15 +440,18 @@ static void dispatch_req(client *c, win_req *q) {
  * to c->argv for the call, or, when they are still in the parser's argv,
  * copied from there. */
 static void window_exec(client *c, win_req *q, const char *buf, size_t off) {
+    c->req_raw = buf + off;
+    c->req_raw_len = q->end - off;
     if (!q->args) {
         copy_parser_argv(c, buf + off);
         dispatch_req(c, q);
-        return;
+    } else {
+        span *own = c->argv;
+        c->argv = q->args;
+        dispatch_req(c, q);
+        c->argv = own;
     }
-    span *own = c->argv;
-    c->argv = q->args;
-    dispatch_req(c, q);
-    c->argv = own;
+    c->req_raw = NULL;
 }
 
 /* Execute the window in order. Returns 0 if execution must stop early. */
