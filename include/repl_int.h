@@ -115,7 +115,6 @@ int primary_good_replicas(void);
 /* rdb_pipe.c */
 int rdb_pipe_start(int fd, int exit_fd);          /* the child's pipe: pass it on to the in_pipe replicas */
 void rdb_pipe_replica_gone(client *c);            /* c is being freed */
-int rdb_pipe_active(void);
 /* failover.c */
 void cmd_failover(client *c);
 const char *failover_state_name(void);

@@ -154,36 +154,33 @@ static void child_stream(int reportfd, int datafd, int exitfd, const char *mark,
     int ok = write(datafd, pre, (size_t)plen) == plen && (rdb_save_fds(&datafd, 1, opt) & 1) &&
              write(datafd, mark, 40) == 40;
     close(datafd);
-    uint64_t report[2] = {private_dirty_bytes(), (uint64_t)ok};
-    if (write(reportfd, report, sizeof report) != sizeof report) ok = 0;
+    uint64_t cow = private_dirty_bytes();
+    if (write(reportfd, &cow, sizeof cow) != sizeof cow) ok = 0;
     char c;
     while (read(exitfd, &c, 1) < 0 && errno == EINTR) {
     }
     _exit(ok ? 0 : 1);
 }
 
+static void close_pipes(int *fds, int n) {
+    for (int i = 0; i < n; i++)
+        if (fds[i] >= 0) close(fds[i]);
+}
+
 /* pipes: the report's, then for a diskless save the data and exit pipes. */
 static int fork_save(int diskless, int *data_fd, int *exit_fd, const char *mark, const rdb_options *opt) {
     ps.last_try_ms = srv.now_ms;
-    int fds[2], data[2] = {-1, -1}, ex[2] = {-1, -1};
+    int fds[6] = {-1, -1, -1, -1, -1, -1}, *data = fds + 2, *ex = fds + 4; /* report, data, exit */
     if (pipe(fds) != 0) fds[0] = fds[1] = -1;
     if (diskless && (pipe(data) != 0 || pipe(ex) != 0)) {
         server_log(LOG_WARNING_, "Can't save in background: pipe: %s", strerror(errno));
-        for (int i = 0; i < 2; i++) {
-            if (fds[i] >= 0) close(fds[i]);
-            if (data[i] >= 0) close(data[i]);
-            if (ex[i] >= 0) close(ex[i]);
-        }
+        close_pipes(fds, 6);
         return -1;
     }
     int64_t t0 = ev_mono_us();
     pid_t pid = fork();
     if (pid < 0) {
-        for (int i = 0; i < 2; i++) {
-            if (fds[i] >= 0) close(fds[i]);
-            if (data[i] >= 0) close(data[i]);
-            if (ex[i] >= 0) close(ex[i]);
-        }
+        close_pipes(fds, 6);
         set_bgsave_ok(0);
         server_log(LOG_WARNING_, "Can't save in background: fork: %s", strerror(errno));
         return -1;
@@ -241,9 +238,8 @@ int persist_child_target(void) { return !ps.child ? PERSIST_CHILD_NONE : ps.to_s
  * the read never blocks). */
 static void read_child_report(void) {
     if (ps.child_pipe < 0) return;
-    uint64_t rep[2] = {0, 0};
-    ssize_t n = read(ps.child_pipe, rep, sizeof rep);
-    if (n >= (ssize_t)sizeof rep[0]) ps.last_cow = (size_t)rep[0];
+    uint64_t cow = 0;
+    if (read(ps.child_pipe, &cow, sizeof cow) == (ssize_t)sizeof cow) ps.last_cow = (size_t)cow;
     close(ps.child_pipe);
     ps.child_pipe = -1;
 }

@@ -167,4 +167,3 @@ void rdb_pipe_replica_gone(client *c) {
     if (!replicas_left()) last_dropped();
 }
 
-int rdb_pipe_active(void) { return rp.fd >= 0; }

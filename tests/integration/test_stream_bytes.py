@@ -90,8 +90,7 @@ def test_the_append_only_file_equals_redis_servers(pair):
     got, want = incr_bytes(ferry), incr_bytes(redis)
     assert len(want) > 1 << 20
     if got != want:
-        at = next(i for i in range(min(len(got), len(want))) if got[i] != want[i]) if got[:len(want)] != want[:len(got)] \
-            else min(len(got), len(want))
+        at = len(os.path.commonprefix([got, want]))
         raise AssertionError("incr files differ at byte %d (ferry %d bytes, redis %d):\nferry: %r\nredis: %r"
                              % (at, len(got), len(want), got[max(0, at - 60):at + 60], want[max(0, at - 60):at + 60]))
 
