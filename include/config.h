@@ -57,6 +57,7 @@ typedef struct ferry_config {
     int enable_protected_configs;
     int enable_module_command;      /* DEBUG_CMD_*: MODULE LOAD/LOADEX/UNLOAD (cmd_module.c) */
     int metrics_port;               /* 0 = disabled */
+    long long tcp_rcvbuf;           /* SO_RCVBUF of accepted TCP clients, 0 = the kernel's autotuning */
     int busy_poll_us;               /* longest spin before sleeping in the poll, 0 = never spin */
     unsigned long long maxmemory;
     long long maxmemory_clients;    /* bytes, or -N for N% of maxmemory (as Redis keeps it); 0 = no client eviction */

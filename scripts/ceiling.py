@@ -8,7 +8,8 @@ the server order is rotated by r, so each server takes each position once):
   ferry-nopoll  build/ferry-server --busy-poll-us 0 (no busy polling)
   null-epoll    build/ferry-null-server --io epoll: frames RESP requests and
                 answers every command with a fixed reply (GET: a bulk of
-                --value-bytes bytes, SET: +OK), no keyspace at all
+                --value-bytes bytes, SET: +OK), no keyspace at all; its
+                sockets get ferry's tcp-rcvbuf (--rcvbuf) when ferry's would
   null-uring    the same with io_uring; when io_uring is unavailable the null
                 server exits with status 3 and null-uring is skipped with a
                 logged note (no row is written for it)
@@ -67,6 +68,18 @@ COLUMNS = ["server", "server_version", "client", "test", "clients", "pipeline", 
            "client_sys_s", "started_utc"]
 SERVERS = ["redis", "ferry", "ferry-nopoll", "null-epoll", "null-uring"]
 DEFAULT_NULL = bl.REPO / "build" / "ferry-null-server"
+FERRY_TCP_RCVBUF = 4194304     # ferry's default tcp-rcvbuf (src/io/net.c)
+
+
+def null_rcvbuf_args() -> list:
+    """The null server's sockets get ferry's receive buffer, as ferry sets it:
+    only when net.core.rmem_max allows it (else both keep autotuning)."""
+    try:
+        with open("/proc/sys/net/core/rmem_max") as f:
+            ok = int(f.read()) >= FERRY_TCP_RCVBUF
+    except (OSError, ValueError):
+        ok = False
+    return ["--rcvbuf", str(FERRY_TCP_RCVBUF)] if ok else []
 UNAVAILABLE_EXIT = 3            # ferry-null-server --io uring without io_uring
 CLIENT = "ferry-bench"
 FULL_REQUESTS = 600000
@@ -207,7 +220,7 @@ def server_specs(args, value_bytes: int) -> dict:
             if not (os.path.isfile(path) and os.access(path, os.X_OK)):
                 raise SystemExit("null server binary not found or not executable: %s (run `make`)" % path)
             specs[name] = (os.path.abspath(path),
-                           ["--io", name.split("-", 1)[1], "--value-size", str(value_bytes)])
+                           ["--io", name.split("-", 1)[1], "--value-size", str(value_bytes)] + null_rcvbuf_args())
         else:
             raise SystemExit("unknown server %r (choose from %s)" % (name, ", ".join(SERVERS)))
     return specs

@@ -11,7 +11,8 @@ server order is rotated by r):
                 answered with a bulk of <size> bytes (from 16 KB on written
                 by writev from its one encoded copy, as ferry sends big
                 values from their own memory), SET with +OK, no keyspace:
-                the most any server can do here (the ceiling)
+                the most any server can do here (the ceiling); its sockets
+                get ferry's tcp-rcvbuf receive buffer, as ferry's do
 (--servers takes any of scripts/ceiling.py's servers.) Each run is
 scripts/ceiling.py's measure_clean(): a fresh server pinned to CPU 0, for GET
 the keyspace preloaded with values of the size, one ferry-bench run pinned

@@ -19,6 +19,7 @@
 
 size_t ns_value_size = 64;
 size_t ns_ref_min = 4096;
+int ns_rcvbuf = 0;
 static char *ns_bulk;                /* the whole reply "$N\r\n" + N x 'x' + "\r\n" */
 static size_t ns_bulk_len;
 
@@ -220,6 +221,7 @@ ns_conn *ns_conn_new(int fd) {
     if (!c) return NULL;
     c->fd = fd;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (ns_rcvbuf > 0) setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &ns_rcvbuf, sizeof ns_rcvbuf);
     return c;
 }
 

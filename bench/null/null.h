@@ -66,6 +66,7 @@ int ns_set_value_size(size_t n);
 /* Bulks of at least this many value bytes go by reference when the output
  * buffer allows it (--bulk-ref-min; default 4096, ferry's threshold). */
 extern size_t ns_ref_min;
+extern int ns_rcvbuf; /* SO_RCVBUF of accepted sockets (ferry's tcp-rcvbuf), 0 = the kernel's */
 
 /* Frame every complete request in buf[0..len), appending one reply per
  * request to out. Returns bytes consumed, or -1 on a protocol error (the

@@ -118,12 +118,13 @@ static int ns_listen(int port) {
 }
 
 static void ns_usage(void) {
-    fputs("Usage: ferry-null-server --port N [--io epoll|uring] [--value-size D] [--bulk-ref-min B]\n"
+    fputs("Usage: ferry-null-server --port N [--io epoll|uring] [--value-size D] [--bulk-ref-min B] [--rcvbuf N]\n"
           "A RESP server with no data: every request gets a fixed reply\n"
           "(GET: a D-byte bulk, default 64; MGET: D-byte bulks; INCR/DECR/INCRBY: :1;\n"
           "PING: +PONG; CONFIG: *0; anything else: +OK). Binds 127.0.0.1.\n"
           "epoll: bulks of D >= B bytes (default 4096) are written by writev from\n"
           "their one encoded copy, not copied into the output buffer.\n"
+          "--rcvbuf N: SO_RCVBUF of accepted sockets, as ferry's tcp-rcvbuf (default 0: the kernel's).\n"
           "Exit status 3: --io uring and io_uring is unavailable.\n"
           "--save X is accepted and ignored (argument compatibility with the servers).\n",
           stderr);
@@ -139,6 +140,7 @@ int main(int argc, char **argv) {
         if (!strcmp(a, "--port")) port = atoi(v);
         else if (!strcmp(a, "--value-size")) value_size = (size_t)strtoul(v, NULL, 10);
         else if (!strcmp(a, "--bulk-ref-min")) ns_ref_min = (size_t)strtoul(v, NULL, 10);
+        else if (!strcmp(a, "--rcvbuf")) ns_rcvbuf = atoi(v);
         else if (!strcmp(a, "--io") && (!strcmp(v, "epoll") || !strcmp(v, "uring"))) uring = !strcmp(v, "uring");
         else if (strcmp(a, "--save") != 0) { ns_usage(); return 2; }
     }

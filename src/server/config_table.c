@@ -191,6 +191,7 @@ const cdef config_defs[] = {
     S("syslog-ident", "redis", IMM, NOF),
     I("tcp-backlog", "511", 0, INT_MAX, IMM, F_BACKLOG),
     I("tcp-keepalive", "300", 0, INT_MAX, 0, F_KEEPALIVE),
+    M("tcp-rcvbuf", "4194304", 0, INT_MAX / 2, HID, F_TCP_RCVBUF),  /* ferry's own: see net.c */
     I("timeout", "0", 0, INT_MAX, 0, F_TIMEOUT),
     E("tls-auth-clients", "yes", "no yes optional", RD, NOF),
     S("tls-ca-cert-dir", "", RD, NOF),
