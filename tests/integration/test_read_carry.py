@@ -1,0 +1,107 @@
+"""A partial request carried into the shared read buffer (src/io/client.c,
+read_into_shared): when at most 16 KB of a request is pending, the next
+read goes after it in the shared 256 KB buffer. Requests cut anywhere,
+across reads that each end at a different point, must give the replies
+redis-server gives for the same bytes.
+
+Each chunk is sent after a short pause with TCP_NODELAY, so chunk
+boundaries are read boundaries (mostly: the kernel may still merge two,
+which only makes the test weaker, never wrong).
+"""
+from __future__ import annotations
+
+import random
+import socket
+import time
+
+import pytest
+
+from conftest import start_server
+from resp_client import encode_command as _encode
+
+
+def encode_command(*args) -> bytes:
+    return _encode(args)
+
+
+@pytest.fixture(scope="module")
+def pair():
+    f, r = start_server("ferry"), start_server("redis")
+    try:
+        yield f, r
+    finally:
+        f.cleanup()
+        r.cleanup()
+
+
+def program(rng: random.Random, n: int, max_bytes: int = 1 << 30) -> bytes:
+    """Up to n requests (and max_bytes): SETs of 0..20000-byte values, GETs,
+    MSETs, APPENDs, STRLENs."""
+    out = []
+    for i in range(n):
+        k = b"carry:%d" % rng.randrange(8)
+        op = rng.randrange(5)
+        if op == 0:
+            out.append(encode_command(b"SET", k, rng.randbytes(rng.choice([0, 1, 100, 4000, 15000, 20000]))))
+        elif op == 1:
+            out.append(encode_command(b"GET", k))
+        elif op == 2:
+            out.append(encode_command(b"MSET", k, rng.randbytes(rng.randrange(3000)), b"carry:x", b"%d" % i))
+        elif op == 3:
+            out.append(encode_command(b"APPEND", k, rng.randbytes(rng.randrange(50))))
+        else:
+            out.append(encode_command(b"STRLEN", k))
+        if sum(map(len, out)) > max_bytes:
+            out.pop()
+            break
+    return b"".join(out)
+
+
+def replies_for(port: int, chunks, expect_len: int | None = None, timeout: float = 20.0) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        s.sendall(encode_command(b"FLUSHALL"))
+        assert s.recv(64) == b"+OK\r\n"
+        for c in chunks:
+            s.sendall(c)
+            time.sleep(0.001)
+        s.sendall(encode_command(b"ECHO", b"end-of-program"))
+        marker = b"$14\r\nend-of-program\r\n"
+        data = b""
+        while not data.endswith(marker):
+            got = s.recv(1 << 20)
+            assert got, "connection closed after %d bytes of replies" % len(data)
+            data += got
+        return data[:-len(marker)]
+
+
+def cut(data: bytes, rng: random.Random, sizes) -> list:
+    chunks, pos = [], 0
+    while pos < len(data):
+        n = rng.choice(sizes)
+        chunks.append(data[pos:pos + n])
+        pos += n
+    return chunks
+
+
+@pytest.mark.parametrize("seed,sizes", [
+    (1, [1, 2, 3, 7, 13]),                      # trickling: every read carries the pending part
+    (2, [100, 1000, 5000, 16383, 16384, 16385]),  # around the carry limit
+    (3, [30000, 70000, 250000, 300000]),          # around the shared buffer's size
+])
+def test_cut_pipelines_reply_as_redis(pair, seed, sizes):
+    rng = random.Random(seed)
+    data = program(rng, 400, 12000 if sizes[0] < 10 else 1 << 30)
+    chunks = cut(data, rng, sizes)
+    f, r = pair
+    want = replies_for(r.port, chunks)
+    assert replies_for(f.port, chunks) == want
+
+
+def test_every_cut_of_one_request_across_two_reads(pair):
+    """A 300-byte SET then GET, the first read ending at every offset."""
+    req = encode_command(b"SET", b"carry:one", bytes(range(256)) + b"x" * 44) + encode_command(b"GET", b"carry:one")
+    f, r = pair
+    for k in range(1, len(req)):
+        chunks = [req[:k], req[k:]]
+        assert replies_for(f.port, chunks) == replies_for(r.port, chunks), "cut at %d" % k
