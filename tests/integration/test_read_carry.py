@@ -16,22 +16,11 @@ import time
 
 import pytest
 
-from conftest import start_server
 from resp_client import encode_command as _encode
 
 
 def encode_command(*args) -> bytes:
     return _encode(args)
-
-
-@pytest.fixture(scope="module")
-def pair():
-    f, r = start_server("ferry"), start_server("redis")
-    try:
-        yield f, r
-    finally:
-        f.cleanup()
-        r.cleanup()
 
 
 def program(rng: random.Random, n: int, max_bytes: int = 1 << 30) -> bytes:

@@ -17,7 +17,6 @@ import time
 
 import pytest
 
-from conftest import start_server
 from resp_client import RawClient
 
 pytestmark = pytest.mark.skipif(shutil.which("ss") is None, reason="needs ss (iproute2)")
@@ -44,54 +43,45 @@ def rb_of_new_client(port: int) -> int:
         return server_side_rb(port, c.sock.getsockname()[1])
 
 
-@pytest.fixture
-def server():
-    s = start_server("ferry")
-    try:
-        yield s
-    finally:
-        s.cleanup()
-
-
-def test_default_is_set_on_accepted_clients_when_rmem_max_allows(server):
-    with RawClient(server.port) as admin:
+def test_default_is_set_on_accepted_clients_when_rmem_max_allows(ferry):
+    with RawClient(ferry.port) as admin:
         assert admin.command("CONFIG", "GET", "tcp-rcvbuf") == b"*2\r\n$10\r\ntcp-rcvbuf\r\n$7\r\n4194304\r\n"
         assert b"tcp-rcvbuf" not in admin.command("CONFIG", "GET", "*")
-        rb = rb_of_new_client(server.port)
+        rb = rb_of_new_client(ferry.port)
         if rmem_max() >= 4194304:
             assert rb == 2 * 4194304
         else:
             assert rb != 2 * 4194304
-            assert "WARNING: tcp-rcvbuf 4194304 is above /proc/sys/net/core/rmem_max" in server.log_tail(200)
+            assert "WARNING: tcp-rcvbuf 4194304 is above /proc/sys/net/core/rmem_max" in ferry.log_tail(200)
 
 
-def test_config_set_applies_to_new_connections_and_zero_leaves_autotuning(server):
-    with RawClient(server.port) as admin:
+def test_config_set_applies_to_new_connections_and_zero_leaves_autotuning(ferry):
+    with RawClient(ferry.port) as admin:
         small = 256 * 1024
         if rmem_max() < small:
             pytest.skip("net.core.rmem_max below 256 KB")
         assert admin.command("CONFIG", "SET", "tcp-rcvbuf", "256kb") == b"+OK\r\n"
-        assert rb_of_new_client(server.port) == 2 * small
+        assert rb_of_new_client(ferry.port) == 2 * small
         assert admin.command("CONFIG", "SET", "tcp-rcvbuf", "0") == b"+OK\r\n"
-        assert rb_of_new_client(server.port) != 2 * small  # the kernel's, whatever it is
+        assert rb_of_new_client(ferry.port) != 2 * small  # the kernel's, whatever it is
 
 
-def test_above_rmem_max_is_not_set_and_logged_once(server):
+def test_above_rmem_max_is_not_set_and_logged_once(ferry):
     over = rmem_max() + 4096
     if over > 2**31 // 2:
         pytest.skip("net.core.rmem_max too large to exceed through the directive's range")
-    with RawClient(server.port) as admin:
+    with RawClient(ferry.port) as admin:
         assert admin.command("CONFIG", "SET", "tcp-rcvbuf", str(over)) == b"+OK\r\n"
-        rbs = [rb_of_new_client(server.port) for _ in range(3)]
+        rbs = [rb_of_new_client(ferry.port) for _ in range(3)]
         assert all(rb < 2 * over for rb in rbs), rbs
         assert all(rb != 2 * rmem_max() for rb in rbs), "capped to rmem_max instead of left to autotuning"
         time.sleep(0.1)
-        log = server.log_tail(500)
+        log = ferry.log_tail(500)
         assert log.count("WARNING: tcp-rcvbuf %d is above /proc/sys/net/core/rmem_max" % over) == 1, log
 
 
-def test_out_of_range_is_refused(server):
-    with RawClient(server.port) as admin:
+def test_out_of_range_is_refused(ferry):
+    with RawClient(ferry.port) as admin:
         r = admin.command("CONFIG", "SET", "tcp-rcvbuf", "-1")
         assert r.startswith(b"-ERR")
         assert admin.command("CONFIG", "GET", "tcp-rcvbuf").endswith(b"$7\r\n4194304\r\n")
