@@ -69,17 +69,6 @@ COLUMNS = ["server", "server_version", "client", "test", "clients", "pipeline", 
 SERVERS = ["redis", "ferry", "ferry-nopoll", "null-epoll", "null-uring"]
 DEFAULT_NULL = bl.REPO / "build" / "ferry-null-server"
 FERRY_TCP_RCVBUF = 4194304     # ferry's default tcp-rcvbuf (src/io/net.c)
-
-
-def null_rcvbuf_args() -> list:
-    """The null server's sockets get ferry's receive buffer, as ferry sets it:
-    only when net.core.rmem_max allows it (else both keep autotuning)."""
-    try:
-        with open("/proc/sys/net/core/rmem_max") as f:
-            ok = int(f.read()) >= FERRY_TCP_RCVBUF
-    except (OSError, ValueError):
-        ok = False
-    return ["--rcvbuf", str(FERRY_TCP_RCVBUF)] if ok else []
 UNAVAILABLE_EXIT = 3            # ferry-null-server --io uring without io_uring
 CLIENT = "ferry-bench"
 FULL_REQUESTS = 600000
@@ -94,6 +83,17 @@ FILL_BATCH = 500
 
 class Unavailable(Exception):
     """The server cannot run on this machine (null-uring without io_uring)."""
+
+
+def null_rcvbuf_args() -> list:
+    """The null server's sockets get ferry's receive buffer, as ferry sets it:
+    only when net.core.rmem_max allows it (else both keep autotuning)."""
+    try:
+        with open("/proc/sys/net/core/rmem_max") as f:
+            ok = int(f.read()) >= FERRY_TCP_RCVBUF
+    except (OSError, ValueError):
+        ok = False
+    return ["--rcvbuf", str(FERRY_TCP_RCVBUF)] if ok else []
 
 
 def str_list(s: str) -> list:

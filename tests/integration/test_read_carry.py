@@ -46,7 +46,7 @@ def program(rng: random.Random, n: int, max_bytes: int = 1 << 30) -> bytes:
     return b"".join(out)
 
 
-def replies_for(port: int, chunks, expect_len: int | None = None, timeout: float = 20.0) -> bytes:
+def replies_for(port: int, chunks, timeout: float = 20.0) -> bytes:
     with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         s.sendall(encode_command(b"FLUSHALL"))
