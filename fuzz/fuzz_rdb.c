@@ -4,11 +4,17 @@
  * again and the bytes loaded back must load too (the writer's output is
  * always valid). Each input starts from an empty keyspace.
  *
+ * A whole file is also loaded as a replica streams it from its primary
+ * (rdb_load_source), in chunks whose sizes and pauses byte 0 chooses; the
+ * outcome must be the image's: the same dataset when the image loads to
+ * its last byte, a failure when it fails.
+ *
  * Input: byte 0 selects the mode (even: a whole file; odd: one value whose
  * RDB type is byte 1); the rest is the data.
  * Build/run: make fuzz (or build/fuzz/fuzz_rdb -max_total_time=60 DIR). */
 #include "config.h"
 #include "db.h"
+#include "digest.h"
 #include "rdb.h"
 #include "rdb_io.h"
 #include "rdb_value.h"
@@ -54,6 +60,46 @@ static void one_value(const uint8_t *data, size_t size) {
     rdbw_free(&w);
 }
 
+/* The file in chunks of 1..2^k bytes (k from the mode byte), pausing
+ * every few reads. */
+typedef struct chunker {
+    const uint8_t *p;
+    size_t len, pos;
+    unsigned shift, reads;
+} chunker;
+
+static long chunked(void *ud, void *out, size_t cap) {
+    chunker *c = ud;
+    if (++c->reads % 5 == 0) return -2;
+    size_t n = c->len - c->pos, most = (size_t)1 << c->shift;
+    if (n > cap) n = cap;
+    if (n > most) n = most;
+    memcpy(out, c->p + c->pos, n);
+    c->pos += n;
+    return (long)n;
+}
+
+static void flush_all(void) {
+    for (int i = 0; i < db_count(); i++) db_flush(db_get(i));
+}
+
+static void whole_file(const uint8_t *data, size_t size, unsigned mode) {
+    rdb_load_stats st;
+    char err[512];
+    int rc = rdb_load_image(data, size, NULL, &st, err, sizeof err);
+    int to_the_end = rc == 0 && st.bytes_read == size;
+    unsigned char want[DIGEST_LEN], got[DIGEST_LEN];
+    digest_dataset(want);
+    flush_all();
+    chunker c = {.p = data, .len = size, .shift = (mode >> 1) % 17};
+    rdb_source src = {chunked, &c, mode & 0x80 ? size : 0, NULL};
+    int src_rc = rdb_load_source(&src, NULL, &st, err, sizeof err);
+    if (rc != 0 && src_rc == 0) abort(); /* the stream accepted what the image refused */
+    if (to_the_end && src_rc != 0) abort(); /* ... or refused what it accepted */
+    digest_dataset(got);
+    if (to_the_end && memcmp(want, got, DIGEST_LEN) != 0) abort(); /* a different dataset */
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -62,10 +108,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (data[0] & 1) {
         one_value(data + 1, size - 1);
     } else {
-        rdb_load_stats st;
-        char err[512];
-        rdb_load_image(data + 1, size - 1, NULL, &st, err, sizeof err);
+        whole_file(data + 1, size - 1, data[0]);
     }
-    for (int i = 0; i < db_count(); i++) db_flush(db_get(i));
+    flush_all();
     return 0;
 }

@@ -152,6 +152,9 @@ extern const char *(*command_repl_refusal)(client *c, command *cmd);
  * transaction discarded or flagged), else 0. local: 1 if cmd, as c sent
  * it, is served here without asking redirect (the fast path's test). */
 extern int (*command_cluster_redirect)(client *c, command *cmd);
+/* Set by the persistence layer: FLUSHALL has emptied the dataset (a save
+ * in progress is stopped, and the empty dataset saved if `save` is set). */
+extern void (*command_flushall_done)(void);
 extern int (*command_cluster_local)(const client *c, const command *cmd);
 /* A plain key command (argv[1] is its key, not a container, not a
  * transaction/connection control command, not admin): running it cannot

@@ -195,6 +195,10 @@ void db_flush_async(db *d);
 size_t db_node_memory(const dnode *n);
 void db_flush(db *d);
 void db_swap(db *a, db *b);
+/* n empty databases outside the table, the live ones' stand-ins (a
+ * replica's swapdb load), and their end (contents freed lazily). */
+db *db_new_set(int n);
+void db_free_set(db *set, int n);
 /* One active-expiry cycle over all dbs, within budget_us. */
 void db_active_expire(long budget_us);
 /* A writable replica's own volatile keys (set by its clients, not by its

@@ -8,6 +8,7 @@
 #include "command.h"
 
 #include <stdint.h>
+#include <sys/types.h>
 
 struct sbuf;
 struct rdb_options;
@@ -30,6 +31,13 @@ int persist_load_at_startup(persist_events_fn *events);
  * held). 0, or -1 with err. */
 struct rdb_load_stats;
 int persist_load_for_replica(const char *path, struct rdb_load_stats *st, char *err, size_t errlen);
+/* The same from the primary's socket as it arrives (repl-diskless-load);
+ * `where` (may be NULL) gives the hooks' into, library and library_ud: the
+ * live databases are served meanwhile, without -LOADING when async. */
+struct rdb_source;
+struct rdb_load_hooks;
+int persist_stream_for_replica(struct rdb_source *src, const struct rdb_load_hooks *where, int async,
+                               struct rdb_load_stats *st, char *err, size_t errlen);
 /* What the start-up load read from an RDB file (its replication fields:
  * a restarted server continues its history), or NULL if none was read. */
 const struct rdb_load_stats *persist_startup_load(void);
@@ -60,6 +68,14 @@ int persist_writes_refused(void);
 int persist_bgsave_for_repl(int *data_fd, int *exit_fd, const char *mark, const struct rdb_options *opt);
 /* Stop a running diskless snapshot (no replica is left to get it). */
 void persist_kill_repl_child(void);
+/* Stop a running save to disk (no replica waits for it and no save point
+ * is configured): not counted as a failed save, as Redis's SIGUSR1. */
+void persist_kill_disk_child(void);
+/* After FLUSHALL, as Redis: a running save is stopped (replicas waiting
+ * for it sync again), and the empty dataset is saved if `save` is set. */
+void persist_flushall_done(void);
+/* `save` has at least one point. */
+int persist_has_save_points(void);
 /* Told of every background save that ends (BGSAVE's too): ok, and whether
  * it was diskless. */
 typedef void persist_repl_done_fn(int ok, int to_sockets);
@@ -75,6 +91,10 @@ void persist_loading_info(struct sbuf *b);
 /* DEBUG RELOAD: save (unless NOSAVE), empty the keyspace and the function
  * libraries (unless NOFLUSH), load the file back (MERGE: what exists is
  * replaced by the file's). 0 or -1 with err. */
+/* In a save or rewrite child, first thing: it dies with its parent (a
+ * server killed with -9 leaves no child writing on; Linux). */
+void persist_child_follows_parent(pid_t parent);
+
 #define RELOAD_NOSAVE  (1u << 0)
 #define RELOAD_NOFLUSH (1u << 1)
 #define RELOAD_MERGE   (1u << 2)

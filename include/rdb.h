@@ -71,6 +71,12 @@ typedef struct rdb_load_hooks {
                                      * a small snapshot loads without serving a client -LOADING) */
     /* a key the file holds but whose time had passed: not loaded (NULL: nothing to tell) */
     void (*expired_key)(void *ud, int dbid, const char *key, size_t klen);
+    long long (*key_delay)(void *ud); /* if set, key_delay_us read again after each progress call */
+    struct db *into;                /* database i loads into into[i] (a replica's swapdb load); NULL: the live ones */
+    /* if set, each function library goes here instead of into the registry
+     * (a swapdb load: the libraries replace the old ones when it is whole) */
+    void (*library)(void *lud, const char *code, size_t len);
+    void *library_ud;
 } rdb_load_hooks;
 
 /* Function libraries travel in RDB files ahead of the keys (opcode 245, the
@@ -87,6 +93,8 @@ void rdb_set_function_hooks(rdb_functions_save_fn *save, rdb_function_load_fn *l
 void rdb_save_functions(struct rdbw *w);
 /* Drop every function library (a reload that empties the dataset). */
 void rdb_flush_functions(void);
+/* Register one library's code as a load does; 0, or -1 with err. */
+int rdb_add_function(const char *code, size_t len, char *err, size_t errlen);
 void rdb_write_function(struct rdbw *w, const char *code, size_t len);
 
 /* Load an RDB image (a whole file in memory) into the keyspace, which
@@ -96,6 +104,20 @@ void rdb_write_function(struct rdbw *w, const char *code, size_t len);
  * fatal; DEBUG RELOAD flushes). */
 int rdb_load_image(const unsigned char *buf, size_t len, const rdb_load_hooks *h, rdb_load_stats *st, char *err,
                    size_t errlen);
+/* A streamed load's input (a replica loading its primary's snapshot from
+ * the socket as it arrives). read() puts up to cap bytes in buf and returns
+ * how many (cap is RDB_SOURCE_MIN_CAP at least); 0 when the snapshot has ended, -1 when it failed (why in err),
+ * -2 when nothing came within a short wait (the loader lets the server run
+ * through the progress hook, then asks again). */
+#define RDB_SOURCE_MIN_CAP 1024
+typedef struct rdb_source {
+    long (*read)(void *ud, void *buf, size_t cap);
+    void *ud;
+    size_t expect;                  /* its size, when known; else 0 */
+    const char *err;
+} rdb_source;
+/* rdb_load_image over src: the whole snapshot, and nothing after it. */
+int rdb_load_source(rdb_source *src, const rdb_load_hooks *h, rdb_load_stats *st, char *err, size_t errlen);
 /* rdb_load_image of the file at path; 1 if the file does not exist (not
  * an error: nothing to load). */
 int rdb_load_file(const char *path, const rdb_load_hooks *h, rdb_load_stats *st, char *err, size_t errlen);

@@ -48,6 +48,8 @@ typedef struct rdbr {
     size_t len, pos;
     const char *err;            /* first error, NULL while fine */
     size_t err_pos;             /* offset of the first error */
+    size_t more;                /* bytes that may still follow len (a streamed load: rdb.c), 0 for a whole image */
+    size_t need;                /* starved: the input ran out while more may follow; len must reach this */
 } rdbr;
 
 /* A string read from the input: either a span into it (owned = NULL) or
@@ -65,6 +67,9 @@ void rdbr_init(rdbr *r, const void *buf, size_t len);
 int rdbr_fail(rdbr *r, const char *why);
 static inline int rdbr_ok(const rdbr *r) { return r->err == NULL; }
 static inline size_t rdbr_left(const rdbr *r) { return r->len - r->pos; }
+/* What the input can still hold: the bytes left plus those that may follow
+ * (a declared count beyond it is corrupt). */
+static inline size_t rdbr_bound(const rdbr *r) { return r->more > SIZE_MAX - rdbr_left(r) ? SIZE_MAX : rdbr_left(r) + r->more; }
 unsigned rdbr_u8(rdbr *r);
 uint32_t rdbr_u32_le(rdbr *r);
 uint64_t rdbr_u64_le(rdbr *r);

@@ -45,6 +45,10 @@ enum {
     LINK_TRANSFER, LINK_CONNECTED,
 };
 
+/* a full sync's snapshot: to disk then loaded, or loaded from the socket
+ * into the live databases or into stand-ins (repl-diskless-load) */
+enum { STREAM_NONE = 0, STREAM_LIVE, STREAM_SWAP };
+
 typedef struct repl_state {
     char replid[REPLID_LEN + 1], replid2[REPLID_LEN + 1];
     long long offset;           /* master_repl_offset: bytes of the stream so far */
@@ -78,6 +82,7 @@ typedef struct repl_state {
     long long transfer_size;    /* -1: $EOF: framing */
     int header_read;            /* the bulk header of the transfer has been read */
     int transfer_flag;          /* the transfer set srv.loading (1) or srv.async_loading (2) */
+    int stream_mode;            /* STREAM_*: how this full sync's snapshot is loaded (replica.c) */
     long long transfer_read;
     char eofmark[REPLID_LEN];
     char tail[REPLID_LEN];      /* the last bytes written (the mark, at the end) */
@@ -108,6 +113,7 @@ void primary_wait(client *c);
 void primary_cron(void);
 void primary_before_sleep(void);
 void primary_replica_freed(client *c);
+void primary_replica_replied(client *c);          /* reply.c's hook: a replica's command made a reply */
 void primary_drop_replicas(void);
 void primary_replicas_fed(void);                  /* the stream grew: write the replicas, check their limits */
 void primary_bgsave_done(int ok, int to_sockets);

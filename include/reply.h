@@ -8,6 +8,11 @@
 #include "client.h"
 #include "dict.h"
 
+/* A command of a replica's link (to us, its primary) made a reply, which
+ * is dropped: the replication layer's hook reports it and closes the link. */
+typedef void reply_to_replica_fn(client *c);
+void reply_set_replica_hook(reply_to_replica_fn *fn);
+
 void reply_raw(client *c, const char *s, size_t n);
 void reply_ok(client *c);                               /* +OK */
 void reply_status(client *c, const char *s);            /* +s */

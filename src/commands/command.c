@@ -340,6 +340,7 @@ void command_call(client *c, command *cmd) {
 
 const char *(*command_repl_refusal)(client *c, command *cmd);
 int (*command_cluster_redirect)(client *c, command *cmd);
+void (*command_flushall_done)(void);
 int (*command_cluster_local)(const client *c, const command *cmd);
 
 void command_dispatch(client *c) {
@@ -353,9 +354,10 @@ void command_dispatch_resolved(client *c, command *cmd) {
      * a restricted ACL user stays here when its rules plainly allow the
      * command and its one key, else the full check below decides; our
      * primary's stream (CF_OBEY) skips the replication rules below, so it
-     * stays here on a replica too) */
+     * stays here on a replica too; a replica's link to us does not: it may
+     * not touch the keyspace) */
     if (!(c->flags & (CF_REPLY_SKIP_NEXT | CF_REPLY_SKIP | CF_MULTI | CF_PUBSUB)) && (c->flags & CF_AUTHENTICATED) &&
-        cmd && (!(c->flags & CF_ACL_CHECK) || acl_allows_fast(c, cmd)) && !srv.observers && !srv.cfg.maxmemory && !srv.rdb_bgsave_failed && !srv.aof_write_failed && !srv.loading && !srv.script_busy && !srv.client_pause && (!srv.repl_checks || (c->flags & CF_OBEY)) && command_arity_ok(cmd, c->argc) &&
+        cmd && (!(c->flags & CF_ACL_CHECK) || acl_allows_fast(c, cmd)) && !srv.observers && !srv.cfg.maxmemory && !srv.rdb_bgsave_failed && !srv.aof_write_failed && !srv.loading && !srv.script_busy && !srv.client_pause && (!srv.repl_checks || (c->flags & CF_OBEY)) && c->repl_role != CLIENT_REPL_REPLICA && command_arity_ok(cmd, c->argc) &&
         (!command_cluster_local || command_cluster_local(c, cmd))) {
         command_call(c, cmd);
         c->flags &= ~CF_REPLY_SKIP;
@@ -443,7 +445,12 @@ void command_dispatch_resolved(client *c, command *cmd) {
         reject(c, cmd, "ERR", msg);
         goto done;
     }
-    if ((c->flags & CF_MONITOR) && (cmd->flags & (CMD_WRITE | CMD_READONLY | CMD_MAY_REPLICATE))) {
+    if ((c->flags & CF_MONITOR || c->repl_role == CLIENT_REPL_REPLICA) &&
+        (cmd->flags & (CMD_WRITE | CMD_READONLY | CMD_MAY_REPLICATE))) {
+        if (c->repl_role == CLIENT_REPL_REPLICA) /* Redis's words for an error sent down a replica's link */
+            server_log(LOG_WARNING_, "== CRITICAL == This master is sending an error to its replica: "
+                                     "'Replica can't interact with the keyspace' after processing the command '%s'",
+                       cmd->fullname);
         reject(c, cmd, "ERR", "Replica can't interact with the keyspace");
         goto done;
     }

@@ -25,7 +25,19 @@ const char RESP_QUEUED[] = "+QUEUED\r\n";
 errstat g_errstats[128];
 int g_nerrstats;
 
-static inline int muted(client *c) { return (c->flags & (CF_REPLY_OFF | CF_REPLY_SKIP)) != 0; }
+static reply_to_replica_fn *to_replica;
+
+void reply_set_replica_hook(reply_to_replica_fn *fn) { to_replica = fn; }
+
+/* A reply is dropped (CLIENT REPLY OFF / SKIP, a replica's link). A
+ * replica's link carries the stream and nothing else, so a command of the
+ * replica's that makes a reply is reported (the hook closes it, as Redis). */
+static int muted_slow(client *c) {
+    if (c->repl_role == CLIENT_REPL_REPLICA && to_replica && !(c->flags & CF_CLOSE_ASAP)) to_replica(c);
+    return 1;
+}
+
+static inline int muted(client *c) { return (c->flags & (CF_REPLY_OFF | CF_REPLY_SKIP)) != 0 && muted_slow(c); }
 
 /* The ring must grow (or wrap): the output limits are checked here, before
  * any memory is taken, so one huge reply cannot outrun them. A client

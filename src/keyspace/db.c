@@ -524,6 +524,27 @@ void db_swap(db *a, db *b) {
     b->id = id;
 }
 
+/* Stand-ins for the n live databases (a replica's swapdb load fills them
+ * while the live ones are served, then db_swap trades them in), indexed
+ * by slot where the live one is. */
+db *db_new_set(int n) {
+    db *set = zcalloc(sizeof(db) * (size_t)n);
+    for (int i = 0; i < n; i++) {
+        dict_init(&set[i].keys);
+        set[i].id = i;
+        if (db_slot_indexed(db_get(i))) db_enable_slot_index(&set[i]);
+    }
+    return set;
+}
+
+void db_free_set(db *set, int n) {
+    for (int i = 0; i < n; i++) {
+        db_flush_async(&set[i]);
+        zfree(set[i].slots);
+    }
+    zfree(set);
+}
+
 size_t db_slot_delete_all(db *d, unsigned slot) {
     size_t gone = 0;
     if (!slots_on(d) || slot >= CLUSTER_SLOTS) return 0;

@@ -483,13 +483,17 @@ static int rewrite_start(char *err, size_t errlen) {
 
 static int fork_child(char *err, size_t errlen) {
     int64_t t0 = ev_mono_us();
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(err, errlen, "ERR Can't rewrite append only file in background: fork: %s", strerror(errno));
         as.rewrite_ok = 0;
         return -1;
     }
-    if (pid == 0) child_rewrite();
+    if (pid == 0) {
+        persist_child_follows_parent(parent);
+        child_rewrite();
+    }
     srv.latest_fork_usec = ev_mono_us() - t0;
     srv.stats.total_forks++;
     as.child = pid;

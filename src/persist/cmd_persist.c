@@ -21,6 +21,9 @@
 #include "zmalloc.h"
 #include <errno.h>
 #include <signal.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +170,13 @@ static void close_pipes(int *fds, int n) {
         if (fds[i] >= 0) close(fds[i]);
 }
 
+void persist_child_follows_parent(pid_t parent) {
+#ifdef __linux__
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+    if (getppid() != parent) _exit(1); /* it died before the line above */
+}
+
 /* pipes: the report's, then for a diskless save the data and exit pipes. */
 static int fork_save(int diskless, int *data_fd, int *exit_fd, const char *mark, const rdb_options *opt) {
     ps.last_try_ms = srv.now_ms;
@@ -178,6 +188,7 @@ static int fork_save(int diskless, int *data_fd, int *exit_fd, const char *mark,
         return -1;
     }
     int64_t t0 = ev_mono_us();
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         close_pipes(fds, 6);
@@ -186,6 +197,7 @@ static int fork_save(int diskless, int *data_fd, int *exit_fd, const char *mark,
         return -1;
     }
     if (pid == 0) {
+        persist_child_follows_parent(parent);
         if (fds[0] >= 0) close(fds[0]);
         if (diskless) {
             close(data[0]);
@@ -232,6 +244,20 @@ void persist_kill_repl_child(void) {
     if (ps.child && ps.to_sockets) kill(ps.child, SIGUSR1); /* reaped by the cron, as any other end */
 }
 
+void persist_flushall_done(void) {
+    if (ps.child) kill(ps.child, SIGUSR1); /* its snapshot is of data that is gone; reaped by the cron */
+    if (persist_has_save_points()) save_now();
+}
+
+void persist_kill_disk_child(void) {
+    if (ps.child && !ps.to_sockets) kill(ps.child, SIGUSR1); /* reaped by the cron */
+}
+
+int persist_has_save_points(void) {
+    save_point pt[1];
+    return save_points(pt, 1) > 0;
+}
+
 int persist_child_target(void) { return !ps.child ? PERSIST_CHILD_NONE : ps.to_sockets ? PERSIST_CHILD_SOCKETS : PERSIST_CHILD_DISK; }
 
 /* The child's report, once it has exited (the write end is closed then, so
@@ -258,7 +284,13 @@ static void bgsave_done(int status) {
         return;
     }
     ps.last_bgsave_secs = (srv.now_ms - ps.child_start_ms) / 1000;
-    set_bgsave_ok(ok);
+    int stopped = WIFSIGNALED(status) && WTERMSIG(status) == SIGUSR1; /* killed on purpose: not a failed save */
+    if (!stopped) set_bgsave_ok(ok);
+    if (stopped) {
+        char tmp[64];
+        snprintf(tmp, sizeof tmp, "temp-%d.rdb", (int)ps.child);
+        unlink(tmp);
+    }
     if (ok) {
         server_log(LOG_NOTICE_, "Background saving terminated with success");
         srv.dirty -= ps.dirty_at_start;
@@ -415,27 +447,51 @@ int persist_load_at_startup(persist_events_fn *events) {
     return 0;
 }
 
-int persist_load_for_replica(const char *path, rdb_load_stats *st, char *err, size_t errlen) {
+static long long key_delay_now(void *ud) {
+    (void)ud;
+    return config_ll("key-load-delay");
+}
+
+/* A replica's load, from the file at path or (src) from its primary's
+ * socket; into the live databases, or into `into` (swapdb), and then with
+ * the live ones served (async: no -LOADING). */
+static int load_for_replica(const char *path, rdb_source *src, const rdb_load_hooks *where, int async,
+                            rdb_load_stats *st, char *err, size_t errlen) {
     rdb_load_hooks h = {load_progress, NULL, (size_t)config_ll("loading-process-events-interval-bytes"),
                         config_ll("key-load-delay")};
     h.quiet_start = 1;
     h.keep_expired = 1;
+    h.key_delay = key_delay_now;
+    if (where) {
+        h.into = where->into;
+        h.library = where->library;
+        h.library_ud = where->library_ud;
+    }
     int64_t t0 = ev_mono_us();
-    srv.loading = 1;
+    if (!async) srv.loading = 1;
     ps.load.start_secs = srv.now_ms / 1000;
     ps.load.start_us = t0;
     ps.load.done = ps.load.total = 0;
     int no_timers = srv.el->no_timers;
     srv.el->no_timers = 1; /* the cron (saves, expiry, replication) waits for a whole dataset */
-    int rc = rdb_load_file(path, &h, st, err, errlen);
+    int rc = src ? rdb_load_source(src, &h, st, err, errlen) : rdb_load_file(path, &h, st, err, errlen);
     srv.el->no_timers = no_timers;
-    srv.loading = 0;
+    if (!async) srv.loading = 0;
     if (rc == 0) {
         ps.last_load = *st;
         server_log(LOG_NOTICE_, "Done loading RDB, keys loaded: %llu, keys expired: %llu.",
                    (unsigned long long)st->keys_loaded, (unsigned long long)st->keys_expired);
     }
     return rc == 1 ? -1 : rc;
+}
+
+int persist_load_for_replica(const char *path, rdb_load_stats *st, char *err, size_t errlen) {
+    return load_for_replica(path, NULL, NULL, 0, st, err, errlen);
+}
+
+int persist_stream_for_replica(rdb_source *src, const rdb_load_hooks *where, int async, rdb_load_stats *st, char *err,
+                               size_t errlen) {
+    return load_for_replica(NULL, src, where, async, st, err, errlen);
 }
 
 int persist_debug_reload(unsigned opts, char *err, size_t errlen) {

@@ -183,6 +183,12 @@ void rdb_flush_functions(void) {
     if (functions_flush) functions_flush();
 }
 
+int rdb_add_function(const char *code, size_t len, char *err, size_t errlen) {
+    if (function_load) return function_load(code, len, 0, err, errlen);
+    snprintf(err, errlen, "this server has no scripting");
+    return -1;
+}
+
 void rdb_write_function(rdbw *w, const char *code, size_t len) {
     rdbw_u8(w, OP_FUNCTION2);
     rdbw_string(w, code, len);
@@ -259,6 +265,15 @@ uint64_t rdb_save_fds(const int *fds, int nfds, const rdb_options *opt) {
 
 /* ---- loading ------------------------------------------------------------- */
 
+/* A streamed load's input: the bytes from the start of the step being
+ * read on, the stream's CRC of those already dropped. */
+typedef struct feed {
+    rdb_source *src;
+    unsigned char *buf;
+    size_t len, cap;
+    int ended;                  /* the source said there is no more */
+} feed;
+
 typedef struct loader {
     rdbr r;
     int version;
@@ -270,6 +285,10 @@ typedef struct loader {
     db_load q;                  /* keys on their way into l->d (batched, see db.h) */
     const rdb_load_hooks *h;
     size_t next_progress;       /* offset at which progress() is called next */
+    long long key_delay_us;
+    feed *f;                    /* a streamed load's input, NULL for a whole image */
+    size_t base;                /* offset in the input of r's first byte */
+    uint64_t crc;               /* CRC-64 of the input before base */
     char *err;
     size_t errlen;
 } loader;
@@ -278,7 +297,7 @@ static int fail(loader *l, const char *fmt, const char *arg) {
     char msg[512];
     snprintf(msg, sizeof msg, fmt, arg);
     rdbr_fail(&l->r, "");
-    snprintf(l->err, l->errlen, "%s at offset %zu", msg, l->r.err_pos);
+    snprintf(l->err, l->errlen, "%s at offset %zu", msg, l->base + l->r.err_pos);
     return -1;
 }
 
@@ -310,7 +329,7 @@ static int flush_keys(loader *l) {
 
 /* One key: type byte t already read. */
 static int load_key(loader *l, unsigned t) {
-    size_t key_pos = l->r.pos - 1;
+    size_t key_pos = l->base + l->r.pos - 1;
     rdb_str key;
     if (!rdbr_string(&l->r, &key)) return fail(l, "%s", l->r.err);
     if (!rdb_type_known(t)) {
@@ -348,7 +367,7 @@ static int load_key(loader *l, unsigned t) {
     }
     rdb_value_free(&v);
     rdb_str_free(&key);
-    if (l->h && l->h->key_delay_us > 0) usleep((useconds_t)l->h->key_delay_us);
+    if (l->key_delay_us > 0) usleep((useconds_t)l->key_delay_us);
     l->expire_ms = -1;
     l->freq = -1;
     l->idle_secs = -1;
@@ -380,6 +399,9 @@ static int read_aux(loader *l) {
     return 0;
 }
 
+/* Database id: a live one, or its stand-in of a swapdb load. */
+static db *target_db(loader *l, int id) { return l->h && l->h->into ? &l->h->into[id] : db_get(id); }
+
 static int select_db(loader *l) {
     uint64_t id = rdbr_len(&l->r);
     if (!rdbr_ok(&l->r)) return fail(l, "%s", l->r.err);
@@ -390,14 +412,16 @@ static int select_db(loader *l) {
                     msg);
     }
     if (flush_keys(l)) return -1;
-    l->d = db_get((int)id);
+    l->d = target_db(l, (int)id);
     db_load_begin(&l->q, l->d);
     return 0;
 }
 
 /* RESIZEDB: the db's key count (and volatile count) ahead of its keys; the
- * table is sized for them (never beyond what the file could hold: a key
- * takes at least 3 bytes, so a hostile count cannot reserve more). */
+ * table is sized for them (never beyond what the bytes at hand could hold:
+ * a key takes at least 3 bytes, so a hostile count cannot reserve more; a
+ * streamed load, which has only part of the snapshot at hand, grows the
+ * table as keys come). */
 static int resize_db(loader *l) {
     uint64_t keys = rdbr_len(&l->r);
     rdbr_len(&l->r);
@@ -413,7 +437,8 @@ static int load_function(loader *l) {
     if (!rdbr_string(&l->r, &code)) return fail(l, "%s", l->r.err);
     char why[400];
     int rc = 0;
-    if (!function_load) rc = fail(l, "%s", "a function library, and this server has no scripting");
+    if (l->h && l->h->library) l->h->library(l->h->library_ud, code.p, code.len);
+    else if (!function_load) rc = fail(l, "%s", "a function library, and this server has no scripting");
     else if (function_load(code.p, code.len, l->h && l->h->allow_dup, why, sizeof why) != 0)
         rc = fail(l, "function library refused: %s", why);
     rdb_str_free(&code);
@@ -441,43 +466,169 @@ static int load_step(loader *l) {
     return rdbr_ok(&l->r) ? 0 : fail(l, "%s", l->r.err);
 }
 
-static int check_crc(loader *l, const unsigned char *buf) {
+static int check_crc(loader *l) {
     if (l->version < 5) return 0;
     size_t end = l->r.pos;
     uint64_t want = rdbr_u64_le(&l->r);
     if (!rdbr_ok(&l->r)) return fail(l, "%s", "Short read or OOM loading DB: no checksum");
     if (want == 0) return 0; /* saved with rdbchecksum no */
-    uint64_t got = crc64(0, buf, end);
+    uint64_t got = crc64(l->crc, l->r.p, end);
     if (got != want) return fail(l, "%s", "Wrong RDB checksum");
     return 0;
+}
+
+/* Let the server run (the progress hook), the queued keys in first. */
+static int serve(loader *l) {
+    if (flush_keys(l)) return -1;
+    size_t at = l->base + l->r.pos;
+    size_t total = l->f && l->f->src->expect ? l->f->src->expect : l->base + l->r.len;
+    if (l->h->key_delay) l->key_delay_us = l->h->key_delay(l->h->ud);
+    if (l->h->progress(l->h->ud, at, total) == 0) return 0;
+    snprintf(l->err, l->errlen, "loading aborted at offset %zu", at);
+    return -1;
 }
 
 /* The progress hook, when `every` more bytes have been read; -1 if it asks
  * to stop. */
 static int report_progress(loader *l) {
-    if (!l->h || !l->h->progress || l->r.pos < l->next_progress) return 0;
-    l->next_progress = l->r.pos + (l->h->every ? l->h->every : 1);
-    if (flush_keys(l)) return -1;
-    if (l->h->progress(l->h->ud, l->r.pos, l->r.len) == 0) return 0;
-    snprintf(l->err, l->errlen, "loading aborted at offset %zu", l->r.pos);
-    return -1;
+    if (!l->h || !l->h->progress || l->base + l->r.pos < l->next_progress) return 0;
+    l->next_progress = l->base + l->r.pos + (l->h->every ? l->h->every : 1);
+    return serve(l);
+}
+
+/* ---- streamed input ----------------------------------------------------------
+ *
+ * A replica loading its primary's snapshot straight from the socket (Redis's
+ * repl-diskless-load) reads it as it comes: each step (an opcode, a key with
+ * its value) runs over the bytes already here, and one that runs out of
+ * them (rdbr's `need`: starved, not corrupt) is undone and run again once
+ * more has come. Undoing is cheap because a step changes nothing before it
+ * has read all it needs: a key goes into the keyspace after its value has
+ * been read whole. So that a value arriving slowly is not parsed over and
+ * over, a step is retried when the bytes it asked for are here and either
+ * the buffer has doubled or the source has paused (which it says at most
+ * ten times a second). Bytes before the step are dropped, their CRC kept,
+ * so the buffer holds about the largest value, not the snapshot. */
+#define FEED_CHUNK (64 * 1024)
+
+static void feed_reserve(feed *f, size_t cap) {
+    if (cap <= f->cap) return;
+    f->buf = zrealloc(f->buf, cap);
+    f->cap = cap;
+}
+
+/* Drop what l has read; the rest moves to the front. */
+static void feed_compact(loader *l) {
+    feed *f = l->f;
+    size_t done = l->r.pos;
+    if (!done) return;
+    l->crc = crc64(l->crc, f->buf, done);
+    memmove(f->buf, f->buf + done, f->len - done);
+    f->len -= done;
+    l->base += done;
+    l->r.pos = 0;
+}
+
+static void feed_publish(loader *l) {
+    feed *f = l->f;
+    size_t seen = l->base + f->len;
+    l->r.p = f->buf;
+    l->r.len = f->len;
+    l->r.more = f->ended ? 0 : !f->src->expect ? SIZE_MAX : f->src->expect > seen ? f->src->expect - seen : 1;
+}
+
+/* Read until the buffer holds `need` bytes and has doubled, or holds
+ * `need` and the source pauses, or the source ends. The buffer grows as
+ * bytes arrive, never ahead of them: a hostile length costs no memory the
+ * snapshot does not fill. */
+static int feed_more(loader *l, size_t need) {
+    feed *f = l->f;
+    feed_compact(l);
+    need -= l->base;
+    size_t goal = f->len * 2 > f->len + FEED_CHUNK ? f->len * 2 : f->len + FEED_CHUNK;
+    while ((f->len < need || f->len < goal) && !f->ended) {
+        if (f->cap - f->len < RDB_SOURCE_MIN_CAP)
+            feed_reserve(f, f->cap * 2 > f->len + FEED_CHUNK ? f->cap * 2 : f->len + FEED_CHUNK);
+        long n = f->src->read(f->src->ud, f->buf + f->len, f->cap - f->len);
+        if (n > 0) f->len += (size_t)n;
+        else if (n == 0) f->ended = 1;
+        else if (n == -1) return fail(l, "%s", f->src->err ? f->src->err : "read error");
+        else if (f->len >= need) break;
+        else if (l->h && l->h->progress && serve(l)) return -1;
+    }
+    feed_publish(l);
+    return 0;
+}
+
+typedef int step_fn(loader *l);
+
+/* fn, run again over more input each time it starves. Only the position
+ * goes back: a starved step has changed nothing else that its rerun does
+ * not set again (a key's expiry and access stamp are dropped only once the
+ * key is in). */
+static int run_step(loader *l, step_fn *fn) {
+    for (;;) {
+        size_t at = l->r.pos;
+        int rc = fn(l);
+        if (rc >= 0 || !l->r.need) return rc;
+        size_t need = l->base + l->r.need;
+        l->r.err = NULL;
+        l->r.need = 0;
+        l->r.pos = at;
+        if (feed_more(l, need)) return -1;
+    }
+}
+
+/* After the checksum: the source must end there. */
+static int feed_finish(loader *l) {
+    feed *f = l->f;
+    feed_reserve(f, f->len + FEED_CHUNK);
+    while (l->r.pos == f->len && !f->ended) {
+        long n = f->src->read(f->src->ud, f->buf + f->len, f->cap - f->len);
+        if (n > 0) f->len += (size_t)n;
+        else if (n == 0) f->ended = 1;
+        else if (n == -1) return fail(l, "%s", f->src->err ? f->src->err : "read error");
+        else if (l->h && l->h->progress && serve(l)) return -1;
+    }
+    if (l->r.pos == f->len) return 0;
+    l->r.len = f->len;
+    return fail(l, "%s", "data after the end of the RDB");
+}
+
+/* ---- the whole load ------------------------------------------------------------ */
+
+static int load_all(loader *l) {
+    memset(l->st, 0, sizeof *l->st);
+    l->key_delay_us = l->h ? l->h->key_delay_us : 0;
+    db_load_begin(&l->q, l->d);
+    if (l->h && l->h->quiet_start) l->next_progress = l->h->every;
+    int rc = report_progress(l) || run_step(l, check_header) ? -1 : 0;
+    while (rc == 0 && (rc = run_step(l, load_step)) == 0) rc = report_progress(l);
+    size_t dup;
+    if (db_load_end(&l->q, &dup) != 0 && rc >= 0) rc = duplicate(l, dup); /* always drained: the db owns every node */
+    if (rc < 0 || run_step(l, check_crc) < 0) return -1;
+    if (l->f && feed_finish(l)) return -1;
+    l->st->bytes_read = l->base + l->r.pos;
+    return 0;
 }
 
 int rdb_load_image(const unsigned char *buf, size_t len, const rdb_load_hooks *h, rdb_load_stats *st, char *err,
                    size_t errlen) {
-    loader l = {.d = db_get(0), .expire_ms = -1, .freq = -1, .idle_secs = -1, .st = st, .h = h, .err = err,
-                .errlen = errlen};
-    memset(st, 0, sizeof *st);
+    loader l = {.expire_ms = -1, .freq = -1, .idle_secs = -1, .st = st, .h = h, .err = err, .errlen = errlen};
+    l.d = target_db(&l, 0);
     rdbr_init(&l.r, buf, len);
-    db_load_begin(&l.q, l.d);
-    if (h && h->quiet_start) l.next_progress = h->every;
-    int rc = report_progress(&l) || check_header(&l) ? -1 : 0;
-    while (rc == 0 && (rc = load_step(&l)) == 0) rc = report_progress(&l);
-    size_t dup;
-    if (db_load_end(&l.q, &dup) != 0 && rc >= 0) rc = duplicate(&l, dup); /* always drained: the db owns every node */
-    if (rc < 0 || check_crc(&l, buf) < 0) return -1;
-    st->bytes_read = l.r.pos;
-    return 0;
+    return load_all(&l);
+}
+
+int rdb_load_source(rdb_source *src, const rdb_load_hooks *h, rdb_load_stats *st, char *err, size_t errlen) {
+    feed f = {.src = src};
+    loader l = {.expire_ms = -1, .freq = -1, .idle_secs = -1, .st = st, .h = h, .err = err, .errlen = errlen, .f = &f};
+    l.d = target_db(&l, 0);
+    rdbr_init(&l.r, NULL, 0);
+    feed_publish(&l);
+    int rc = load_all(&l);
+    zfree(f.buf);
+    return rc;
 }
 
 int rdb_load_file(const char *path, const rdb_load_hooks *h, rdb_load_stats *st, char *err, size_t errlen) {

@@ -160,6 +160,7 @@ int rdbr_fail(rdbr *r, const char *why) {
 const unsigned char *rdbr_bytes(rdbr *r, size_t n) {
     if (r->err) return NULL;
     if (rdbr_left(r) < n) {
+        if (r->more) r->need = n > SIZE_MAX - r->pos ? SIZE_MAX : r->pos + n; /* starved, not corrupt */
         rdbr_fail(r, "unexpected end of data");
         return NULL;
     }
@@ -212,7 +213,11 @@ uint64_t rdbr_len(rdbr *r) { return rdbr_len_enc(r, NULL); }
 
 uint64_t rdbr_count(rdbr *r, size_t unit) {
     uint64_t n = rdbr_len(r);
-    if (unit && n > rdbr_left(r) / unit) return rdbr_fail(r, "element count larger than the data");
+    if (unit && n > rdbr_bound(r) / unit) return rdbr_fail(r, "element count larger than the data");
+    if (unit && n > rdbr_left(r) / unit) { /* a streamed input may hold them once more has come */
+        r->need = n * unit > SIZE_MAX - r->pos ? SIZE_MAX : r->pos + n * unit;
+        return rdbr_fail(r, "element count larger than the data");
+    }
     return n;
 }
 

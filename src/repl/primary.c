@@ -97,6 +97,25 @@ static void add_replica(client *c) {
     link_of(c)->ack_ms = srv.now_ms;
 }
 
+/* A replica's command made a reply (reply.c's hook): its link carries the
+ * stream only, so it is closed, as Redis does. */
+void primary_replica_replied(client *c) {
+    char info[1024];
+    client_info_line(c, info, sizeof info);
+    server_log(LOG_WARNING_, "Replica generated a reply to command '%s', disconnecting it: %s",
+               c->cmd ? c->cmd->fullname : "<unknown>", info);
+    client_close_async(c);
+}
+
+/* A replica still waits for a snapshot (c, being freed, is out of the list). */
+static int any_waiting(void) {
+    for (int i = 0; i < rs.nreplicas; i++) {
+        int st = rs.replicas[i]->repl ? rs.replicas[i]->repl->state : 0;
+        if (st == RS_WAIT_BGSAVE_START || st == RS_WAIT_BGSAVE_END) return 1;
+    }
+    return 0;
+}
+
 void primary_replica_freed(client *c) {
     replica_link *r = c->repl;
     for (int i = 0; i < rs.nreplicas; i++)
@@ -107,6 +126,9 @@ void primary_replica_freed(client *c) {
     if (r) {
         char name[96];
         server_log(LOG_NOTICE_, "Connection with replica %s lost.", replica_name(c, name, sizeof name));
+        if (r->state == RS_WAIT_BGSAVE_END && persist_child_target() == PERSIST_CHILD_DISK && !any_waiting() &&
+            !persist_has_save_points())
+            persist_kill_disk_child(); /* its snapshot is of use to nobody, as Redis judges */
         rdb_pipe_replica_gone(c);
         if (r->bulk_fd >= 0) close(r->bulk_fd);
         zfree(r);
@@ -362,6 +384,12 @@ void primary_sync(client *c, int psync) {
         return;
     }
     server_log(LOG_NOTICE_, "Replica %s asks for synchronization", c->addr);
+    long long offset;
+    if (psync && !str_to_ll(c->argv[2].p, c->argv[2].len, &offset)) {
+        server_log(LOG_WARNING_, "Replica %s asks for synchronization but with a wrong offset", c->addr);
+        reply_err_notint(c);
+        return;
+    }
     if (psync) {
         if (try_partial(c, c->argv[1], c->argv[2])) return;
         if (!(c->argv[1].len == 1 && c->argv[1].p[0] == '?')) rs.sync_partial_err++;

@@ -17,6 +17,7 @@
  */
 #include "repl.h"
 #include "repl_int.h"
+#include "reply.h"
 #include "client.h"
 #include "config.h"
 #include "db.h"
@@ -225,6 +226,7 @@ void repl_init(void) {
     client_repl_freed = link_freed;
     client_repl_applied = replica_applied;
     command_repl_refusal = refusal;
+    reply_set_replica_hook(primary_replica_replied);
     evict_not_counted = not_counted;
     config_repl_changed = repl_update_checks;
     persist_set_repl_hook(primary_bgsave_done);

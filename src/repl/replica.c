@@ -36,6 +36,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,11 +60,28 @@ const char *replica_link_state_name(void) {
 
 /* ---- tearing down ------------------------------------------------------------------ */
 
-/* While a snapshot comes in, repl-diskless-load swapdb / on-empty-db show
- * what Redis's loading straight from the socket shows: the old dataset
- * served with async_loading when the snapshot continues our own history,
- * else the server loading (-LOADING). Either way the old dataset stays
- * until the snapshot is complete (a failed transfer leaves it as it was). */
+/* How a full sync's snapshot is loaded (repl-diskless-load, as Redis
+ * 7.0): written to disk, then loaded (disabled, and on-empty-db while we
+ * hold data); or read from the socket as it arrives, into the live
+ * databases (on-empty-db, when they are empty) or into stand-ins swapped
+ * in once it is whole (swapdb: a failed transfer leaves the old dataset as
+ * it was). */
+static int choose_stream_mode(void) {
+    char *mode = config_get_by_name(&srv.cfg, "repl-diskless-load");
+    int m = !mode || strcmp(mode, "disabled") == 0 ? STREAM_NONE
+            : strcmp(mode, "swapdb") == 0      ? STREAM_SWAP
+                                               : STREAM_LIVE;
+    zfree(mode);
+    if (m == STREAM_LIVE)
+        for (int i = 0; i < db_count(); i++)
+            if (dict_size(&db_get(i)->keys)) return STREAM_NONE;
+    return m;
+}
+
+/* While a snapshot is loaded from the socket (from its first byte: a
+ * primary may wait repl-diskless-sync-delay before it) the server is
+ * loading (-LOADING), or, when it continues our own history and goes into
+ * stand-ins, async_loading: the old dataset is served. */
 static void transfer_mode(int on) {
     if (!on) {
         if (rs.transfer_flag == 1) srv.loading = 0;
@@ -71,11 +89,9 @@ static void transfer_mode(int on) {
         rs.transfer_flag = 0;
         return;
     }
-    char *mode = config_get_by_name(&srv.cfg, "repl-diskless-load");
-    int diskless = mode && strcmp(mode, "disabled") != 0;
-    zfree(mode);
-    if (!diskless) return;
-    rs.transfer_flag = memcmp(rs.psync_replid, rs.replid, REPLID_LEN) == 0 ? 2 : 1;
+    if (rs.stream_mode == STREAM_NONE) return;
+    int same_history = memcmp(rs.psync_replid, rs.replid, REPLID_LEN) == 0;
+    rs.transfer_flag = rs.stream_mode == STREAM_SWAP && same_history ? 2 : 1;
     if (rs.transfer_flag == 1) srv.loading = 1;
     else srv.async_loading = 1;
 }
@@ -358,6 +374,7 @@ static void on_continue(const psync_reply *r) {
         primary_drop_replicas();
     }
     repl_backlog_ensure();
+    server_log(LOG_NOTICE_, "Successful partial resynchronization with master.");
     server_log(LOG_NOTICE_, "MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.");
     become_connected();
 }
@@ -366,15 +383,15 @@ static void on_fullresync(const psync_reply *r) {
     memcpy(rs.psync_replid, r->id, sizeof rs.psync_replid);
     rs.psync_off = r->offset;
     server_log(LOG_NOTICE_, "Full resync from master: %s:%lld", r->id, r->offset);
+    rs.stream_mode = choose_stream_mode();
     snprintf(rs.tmp_path, sizeof rs.tmp_path, "temp-%lld.%d.rdb", (long long)(srv.now_ms / 1000), (int)getpid());
-    rs.tmp_fd = open(rs.tmp_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (rs.tmp_fd < 0) {
+    if (rs.stream_mode == STREAM_NONE) rs.tmp_fd = open(rs.tmp_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (rs.stream_mode == STREAM_NONE && rs.tmp_fd < 0) {
         link_failed("Opening the temp file needed for MASTER <-> REPLICA synchronization failed");
         return;
     }
     rs.transfer_size = 0;
     rs.header_read = 0; /* the bulk header is still to come */
-    transfer_mode(1);
     rs.transfer_read = 0;
     rs.sync_start_ms = srv.now_ms;
     rs.link = LINK_TRANSFER;
@@ -424,6 +441,8 @@ static void handshake_reply(const char *line) {
 
 /* ---- the snapshot ---------------------------------------------------------------------- */
 
+static void snapshot_loaded(const rdb_load_stats *st);
+
 static void load_snapshot(void) {
     char path[4096], err[1024];
     char *name = config_get_by_name(&srv.cfg, "dbfilename");
@@ -451,13 +470,17 @@ static void load_snapshot(void) {
         link_failed(why);
         return;
     }
-    /* a new history: ours is the primary's from its snapshot on */
+    snapshot_loaded(&st);
+}
+
+/* The snapshot is in: a new history, ours the primary's from it on. */
+static void snapshot_loaded(const rdb_load_stats *st) {
     memcpy(rs.replid, rs.psync_replid, sizeof rs.replid);
     memset(rs.replid2, '0', REPLID_LEN);
     rs.second_off = -1;
     rs.offset = rs.psync_off;
     repl_backlog_free();
-    rs.master_db = st.repl_stream_db >= 0 && st.repl_stream_db < db_count() ? st.repl_stream_db : 0; /* where the stream goes on */
+    rs.master_db = st->repl_stream_db >= 0 && st->repl_stream_db < db_count() ? st->repl_stream_db : 0; /* where the stream goes on */
     rs.has_backlog = 0;
     repl_backlog_ensure();
     server_log(LOG_NOTICE_, "MASTER <-> REPLICA sync: Finished with success");
@@ -483,8 +506,10 @@ static int transfer_header(void) {
         }
         if (h == 2) rs.transfer_size = -1;
         rs.header_read = 1;
-        server_log(LOG_NOTICE_, "MASTER <-> REPLICA sync: receiving %s from master to disk",
-                   rs.transfer_size < 0 ? "streamed RDB" : line + 1);
+        if (rs.stream_mode == STREAM_NONE && rs.transfer_size < 0)
+            server_log(LOG_NOTICE_, "MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to disk");
+        else if (rs.stream_mode == STREAM_NONE)
+            server_log(LOG_NOTICE_, "MASTER <-> REPLICA sync: receiving %lld bytes from master to disk", rs.transfer_size);
         return 1;
     }
 }
@@ -520,12 +545,139 @@ static void transfer_data(void) {
     if (done) load_snapshot();
 }
 
+/* ---- loading from the socket ------------------------------------------------------ */
+
+/* The link as an rdb_source: reads wait up to a tenth of a second (the
+ * loader serves clients between), fail after repl-timeout with nothing.
+ * With $EOF: framing the last 40 bytes read are held back until more
+ * follows, so the mark that ends the stream is never handed out. */
+typedef struct link_feed {
+    rdb_source src;
+    int fd;                     /* the link this load reads (a REPLICAOF meanwhile closes it) */
+    char held[REPLID_LEN];
+    size_t nheld;
+    int ended;
+} link_feed;
+
+#define FEED_WAIT_MS 100
+
+static long feed_wait(link_feed *f) {
+    if (rs.tls && tls_has_pending(rs.tls)) return 1;
+    struct pollfd pf = {.fd = f->fd, .events = POLLIN};
+    if (poll(&pf, 1, FEED_WAIT_MS) > 0) return 1;
+    srv.now_ms = ev_now_ms();
+    if (srv.now_ms - rs.last_io_ms <= config_ll("repl-timeout") * 1000) return -2;
+    f->src.err = "Timeout receiving bulk data from MASTER... If the problem persists try to set the "
+                 "'repl-timeout' parameter in redis.conf to a larger value.";
+    return -1;
+}
+
+/* Bytes of the link, held-back ones first. */
+static long feed_read(void *ud, void *buf, size_t cap) {
+    link_feed *f = ud;
+    char *out = buf;
+    if (f->ended) return 0;
+    if (rs.fd != f->fd || rs.link != LINK_TRANSFER) {
+        f->src.err = "the replication link was closed during the load";
+        return -1;
+    }
+    size_t room = cap;
+    if (rs.transfer_size >= 0 && (long long)room > rs.transfer_size - rs.transfer_read)
+        room = (size_t)(rs.transfer_size - rs.transfer_read);
+    if (rs.transfer_size >= 0 && room == 0) return 0;
+    if (rs.transfer_size < 0) {
+        memcpy(out, f->held, f->nheld);
+        room = cap - f->nheld;
+    }
+    for (;;) {
+        ssize_t n = link_read(out + (rs.transfer_size < 0 ? f->nheld : 0), room);
+        if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+            long w = feed_wait(f);
+            if (w != 1) return w;
+            continue;
+        }
+        if (n <= 0) {
+            f->src.err = "I/O error trying to sync with MASTER: connection lost";
+            return -1;
+        }
+        rs.last_io_ms = srv.now_ms = ev_now_ms();
+        rs.transfer_read += n;
+        if (rs.transfer_size >= 0) return n;
+        size_t all = f->nheld + (size_t)n, keep = all < REPLID_LEN ? all : REPLID_LEN;
+        memcpy(f->held, out + all - keep, keep);
+        f->nheld = keep;
+        f->ended = keep == REPLID_LEN && memcmp(f->held, rs.eofmark, REPLID_LEN) == 0;
+        if (all - keep || f->ended) return (long)(all - keep);
+        room = cap - f->nheld; /* fewer than 40 bytes so far: nothing to hand out yet */
+    }
+}
+
+/* A swapdb load's function libraries wait here, each a length and code. */
+static void keep_library(void *ud, const char *code, size_t len) {
+    sb_add(ud, (const char *)&len, sizeof len);
+    sb_add(ud, code, len);
+}
+
+static void swap_libraries(const sbuf *libs) {
+    rdb_flush_functions();
+    for (size_t at = 0; at < libs->len;) {
+        size_t len;
+        memcpy(&len, libs->p + at, sizeof len);
+        char why[400];
+        if (rdb_add_function(libs->p + at + sizeof len, len, why, sizeof why) != 0)
+            server_log(LOG_WARNING_, "MASTER <-> REPLICA sync: a function library was refused: %s", why);
+        at += sizeof len + len;
+    }
+}
+
+/* Load the snapshot as it arrives (the bulk header has been read). */
+static void stream_snapshot(void) {
+    server_log(LOG_NOTICE_, "MASTER <-> REPLICA sync: Loading DB in memory");
+    transfer_mode(1);
+    db *into = rs.stream_mode == STREAM_SWAP ? db_new_set(db_count()) : NULL;
+    sbuf libs = {0};
+    rdb_load_hooks where = {.into = into, .library = into ? keep_library : NULL, .library_ud = &libs};
+    if (!into) {
+        server_log(LOG_NOTICE_, "MASTER <-> REPLICA sync: Flushing old data");
+        for (int i = 0; i < db_count(); i++) db_flush(db_get(i));
+        rdb_flush_functions();
+    }
+    link_feed f = {.src = {feed_read, NULL, rs.transfer_size > 0 ? (size_t)rs.transfer_size : 0, NULL}, .fd = rs.fd};
+    f.src.ud = &f;
+    rdb_load_stats st = {.repl_stream_db = -1};
+    char err[1024];
+    ev_del(srv.el, rs.fd, EV_READABLE); /* clients are served during the load: not this socket */
+    int rc = persist_stream_for_replica(&f.src, &where, rs.transfer_flag == 2, &st, err, sizeof err);
+    int cancelled = rs.fd != f.fd || rs.link != LINK_TRANSFER;
+    if (rc == 0 && !cancelled && into) {
+        for (int i = 0; i < db_count(); i++) db_swap(db_get(i), &into[i]);
+        swap_libraries(&libs);
+    }
+    sb_free(&libs);
+    if (into) db_free_set(into, db_count()); /* the old dataset, or the half-loaded one */
+    else if (rc != 0 || cancelled)
+        for (int i = 0; i < db_count(); i++) db_flush(db_get(i));
+    transfer_mode(0);
+    if (cancelled) return;
+    ev_add(srv.el, rs.fd, EV_READABLE, on_readable, NULL);
+    if (rc != 0) {
+        server_log(LOG_WARNING_, "Internal error in RDB reading from the MASTER: %s", err);
+        link_failed("Failed trying to load the MASTER synchronization DB from socket, check server logs.");
+        return;
+    }
+    snapshot_loaded(&st);
+}
+
 static void link_readable(void) {
     if (rs.link == LINK_TRANSFER) {
         if (!rs.header_read) {
             int r = transfer_header();
             if (r == -1) link_failed("I/O error reading bulk count from MASTER");
             if (r <= 0) return;
+            if (rs.stream_mode != STREAM_NONE) {
+                stream_snapshot();
+                return;
+            }
         }
         transfer_data();
         return;

@@ -24,6 +24,7 @@
 #include "reply.h"
 #include "server.h"
 #include "supervise.h"
+#include "watchdog.h"
 #include "tracking.h"
 #include "zmalloc.h"
 #include <errno.h>
@@ -116,6 +117,7 @@ static long server_cron(evloop *el, long long id, void *data) {
     srv.now_ms = ev_now_ms();
     srv.lruclock = (uint32_t)(srv.now_ms / 1000);
     if (srv.cron_paused) return 1000 / (srv.cfg.hz > 0 ? srv.cfg.hz : 10); /* DEBUG PAUSE-CRON */
+    watchdog_tick(config_get_ll(&srv.cfg, "watchdog-period"), srv.cfg.hz);
     long period_us = 1000000 / (srv.cfg.hz > 0 ? srv.cfg.hz : 10);
     int64_t expire_t0 = ev_mono_us();
     db_active_expire(period_us / 4); /* at most 25% of the CPU, as Redis's slow cycle */

@@ -69,6 +69,7 @@ void registry_hooks(void) {
     debug_replicate = repl_debug_replicate;
     config_aof_changed = aof_config_changed;
     rdb_set_function_hooks(functions_rdb_save, functions_rdb_load, functions_flush);
+    command_flushall_done = persist_flushall_done;
 }
 
 void registry_init(void) {
