@@ -30,6 +30,7 @@ typedef struct prop_frame {
     struct prop_frame *up;
     long long dirty;                /* srv.dirty when the call began */
     int rewritten;                  /* the call staged its own effect */
+    int forced;                     /* propagated even if dirty did not grow (prop_force) */
 } prop_frame;
 
 /* A sink receives committed bytes (RESP commands). */
@@ -42,6 +43,10 @@ void prop_enter(prop_frame *f);
  * for) if the call changed the dataset and wrote no effect itself; commits
  * when f is the outermost frame. */
 void prop_leave(prop_frame *f, client *c, const struct command *cmd);
+
+/* The running call is propagated as it is, whatever srv.dirty did (FLUSHALL:
+ * the save it may run resets the counter; Redis's forceCommandPropagation). */
+void prop_force(void);
 
 /* The running call's effect, replacing its arguments (may be called more
  * than once: each call is one more operation). */

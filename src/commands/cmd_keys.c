@@ -420,8 +420,9 @@ static void cmd_flushall(client *c) {
     tracking_invalidate_all();
     for (int i = 0; i < db_count(); i++) srv.dirty += flush_one(db_get(i), async);
     blocking_signal_db(NULL);
-    if (command_flushall_done) command_flushall_done();
     srv.dirty++;
+    if (command_flushall_done) command_flushall_done(); /* may save, which resets srv.dirty, as Redis's */
+    prop_force();
     reply_ok(c);
 }
 

@@ -168,7 +168,12 @@ void prop_enter(prop_frame *f) {
     f->up = ps.top;
     f->dirty = srv.dirty;
     f->rewritten = 0;
+    f->forced = 0;
     ps.top = f;
+}
+
+void prop_force(void) {
+    if (ps.top) ps.top->forced = 1;
 }
 
 void prop_rewrite(client *c, int argc, const span *argv) {
@@ -247,7 +252,7 @@ void prop_leave(prop_frame *f, client *c, const command *cmd) {
     ps.top = f->up;
     /* dirty grew: the dataset changed (a save only resets the counter: SAVE and SHUTDOWN are never
      * propagated, or every replica would run them) */
-    if (prop_active() && srv.dirty > f->dirty && !f->rewritten && !(cmd->props & PROP_NO_PROPAGATE)) {
+    if (prop_active() && (srv.dirty > f->dirty || f->forced) && !f->rewritten && !(cmd->props & PROP_NO_PROPAGATE)) {
         if ((cmd->props & PROP_EFFECT_EXPIRE) && c->argc >= 2)
             effect_expire(c);
         else if ((cmd->props & PROP_EFFECT_SET) && c->argc > 3)

@@ -246,7 +246,7 @@ void persist_kill_repl_child(void) {
 
 void persist_flushall_done(void) {
     if (ps.child) kill(ps.child, SIGUSR1); /* its snapshot is of data that is gone; reaped by the cron */
-    if (persist_has_save_points()) save_now();
+    if (persist_has_save_points() && save_now() == 0) ps.saves--; /* Redis's rdb_saves does not count this one */
 }
 
 void persist_kill_disk_child(void) {

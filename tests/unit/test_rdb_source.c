@@ -172,6 +172,13 @@ static int count_progress(void *ud, size_t done, size_t total) {
     return 0;
 }
 
+static int delay_reads;
+static long long no_delay(void *ud) {
+    (void)ud;
+    delay_reads++;
+    return 0;
+}
+
 static int load(script *s, int tell_size, const rdb_load_hooks *h, char *err, size_t errlen) {
     rdb_source src = {scripted, s, tell_size ? s->len : 0, NULL};
     if (s->fail_at != SIZE_MAX) src.err = "the link broke";
@@ -248,11 +255,12 @@ Test(rdb_source, pauses_let_the_server_run_and_the_key_delay_is_read_again_after
     script s = whole(buf, len);
     s.pause_every = 2;
     s.chunk = 5;
-    progress_calls = 0;
-    rdb_load_hooks h = {.progress = count_progress, .every = 1u << 30};
+    progress_calls = delay_reads = 0;
+    rdb_load_hooks h = {.progress = count_progress, .every = 1u << 30, .key_delay = no_delay};
     cr_assert_eq(load(&s, 0, &h, err, sizeof err), 0, "%s", err);
     cr_assert_gt(progress_calls, 0, "a pause with the step still starved serves the server");
     cr_assert_leq(progress_calls, s.pauses + 1);
+    cr_assert_eq(delay_reads, progress_calls, "key-load-delay is read again each time the server ran");
     expect_loaded(want);
     zfree(buf);
 }
