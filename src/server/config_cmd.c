@@ -17,6 +17,7 @@
 #include "sbuf.h"
 #include "reply.h"
 #include "server.h"
+#include "watchdog.h"
 #include "util.h"
 #include "zmalloc.h"
 
@@ -171,7 +172,7 @@ static int is_listen_param(const char *name) {
  * them could not be put in force. */
 static int apply_all(const int *idx, char **canon, int n, char *err, size_t errlen) {
     const char *listen = NULL, *tls = NULL;
-    int maxmem = 0;
+    int maxmem = 0, watchdog = 0;
     char why[512];
     for (int k = 0; k < n; k++) {
         const char *name = config_name(config_real(idx[k]));
@@ -181,6 +182,7 @@ static int apply_all(const int *idx, char **canon, int n, char *err, size_t errl
         if (is_listen_param(name) && !listen) listen = name;
         if (!strncmp(name, "tls-", 4) && !tls) tls = name;
         if (!strcmp(name, "maxmemory")) maxmem = 1;
+        if (!strcmp(name, "watchdog-period")) watchdog = 1;
         if (config_aof_changed && (!strncmp(name, "append", 6) || !strncmp(name, "aof-", 4)) &&
             config_aof_changed(name, why, sizeof why) != 0) {
             config_apply(&srv.cfg, idx[k], "no"); /* appendonly yes could not start: it stays off */
@@ -202,6 +204,7 @@ static int apply_all(const int *idx, char **canon, int n, char *err, size_t errl
         return -1;
     }
     if (maxmem) evict_maxmemory_changed(); /* starts evicting if the new limit is below usage */
+    if (watchdog) watchdog_tick(config_get_ll(&srv.cfg, "watchdog-period"), srv.cfg.hz); /* armed at once, as Redis */
     notify_set_flags(srv.cfg.notify_keyspace_events);
     if (config_repl_changed) config_repl_changed(); /* min-replicas-* apply to the next command */
     if (config_cluster_changed) config_cluster_changed(); /* announced ports and hostname show at once */

@@ -1,7 +1,7 @@
 /* watchdog.c - the software watchdog (watchdog.h).
  *
- * Redis's watchdog-period is a debugging aid: the cron arms a one-shot
- * ITIMER_REAL each time it runs, so SIGALRM is delivered only when the
+ * Redis's watchdog-period is a debugging aid: CONFIG SET and then the
+ * cron arm a one-shot ITIMER_REAL each time they run, so SIGALRM is delivered only when the
  * loop has been stuck (a slow command, a long load) for the whole period,
  * and its handler says so in the log. The handler uses only
  * async-signal-safe calls (open, write, getpid, time): the line is built by
