@@ -89,14 +89,15 @@ static void set_bgsave_ok(int ok) {
     srv.rdb_bgsave_failed = !ok;
 }
 
-static void saved(void) {
+/* counted: in INFO's rdb_saves (Redis does not count FLUSHALL's save) */
+static void saved(int counted) {
     set_bgsave_ok(1);
     srv.dirty = 0;
     srv.lastsave = srv.now_ms / 1000;
-    ps.saves++;
+    ps.saves += counted;
 }
 
-static int save_now(void) {
+static int save_now(int counted) {
     char path[4096], err[512];
     rdb_path(path, sizeof path);
     rdb_options opt = rdb_current_options();
@@ -105,7 +106,7 @@ static int save_now(void) {
         return -1;
     }
     server_log(LOG_NOTICE_, "DB saved on disk");
-    saved();
+    saved(counted);
     return 0;
 }
 
@@ -246,7 +247,7 @@ void persist_kill_repl_child(void) {
 
 void persist_flushall_done(void) {
     if (ps.child) kill(ps.child, SIGUSR1); /* its snapshot is of data that is gone; reaped by the cron */
-    if (persist_has_save_points() && save_now() == 0) ps.saves--; /* Redis's rdb_saves does not count this one */
+    if (persist_has_save_points()) save_now(0);
 }
 
 void persist_kill_disk_child(void) {
@@ -270,6 +271,13 @@ static void read_child_report(void) {
     ps.child_pipe = -1;
 }
 
+/* The file a stopped save child was writing. */
+static void unlink_child_temp(void) {
+    char tmp[64];
+    snprintf(tmp, sizeof tmp, "temp-%d.rdb", (int)ps.child);
+    unlink(tmp);
+}
+
 static void bgsave_done(int status) {
     int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
     read_child_report();
@@ -284,13 +292,8 @@ static void bgsave_done(int status) {
         return;
     }
     ps.last_bgsave_secs = (srv.now_ms - ps.child_start_ms) / 1000;
-    int stopped = WIFSIGNALED(status) && WTERMSIG(status) == SIGUSR1; /* killed on purpose: not a failed save */
-    if (!stopped) set_bgsave_ok(ok);
-    if (stopped) {
-        char tmp[64];
-        snprintf(tmp, sizeof tmp, "temp-%d.rdb", (int)ps.child);
-        unlink(tmp);
-    }
+    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGUSR1) unlink_child_temp(); /* stopped on purpose: not a failure */
+    else set_bgsave_ok(ok);
     if (ok) {
         server_log(LOG_NOTICE_, "Background saving terminated with success");
         srv.dirty -= ps.dirty_at_start;
@@ -345,9 +348,7 @@ static void kill_child(void) {
     kill(ps.child, SIGUSR1);
     waitpid(ps.child, NULL, 0);
     read_child_report();
-    char tmp[64];
-    snprintf(tmp, sizeof tmp, "temp-%d.rdb", (int)ps.child);
-    unlink(tmp);
+    unlink_child_temp();
     ps.child = 0;
 }
 
@@ -363,7 +364,7 @@ int persist_shutdown_save(int force_save, int nosave) {
     if (nosave || srv.loading || (!force_save && save_points(pt, 1) == 0)) return 0;
     server_log(LOG_NOTICE_, "Saving the final RDB snapshot before exiting.");
     supervise_notify("STATUS=Saving the final RDB snapshot\n");
-    if (save_now() == 0) return 0;
+    if (save_now(1) == 0) return 0;
     server_log(LOG_WARNING_, "Error trying to save the DB, can't exit.");
     supervise_notify("STATUS=Error trying to save the DB, can't exit.\n");
     return -1;
@@ -495,7 +496,7 @@ int persist_stream_for_replica(rdb_source *src, const rdb_load_hooks *where, int
 }
 
 int persist_debug_reload(unsigned opts, char *err, size_t errlen) {
-    if (!(opts & RELOAD_NOSAVE) && save_now() != 0) {
+    if (!(opts & RELOAD_NOSAVE) && save_now(1) != 0) {
         snprintf(err, errlen, "Error trying to save the DB");
         return -1;
     }
@@ -550,7 +551,7 @@ static void cmd_save(client *c) {
         reply_error(c, "ERR Background save already in progress");
         return;
     }
-    if (save_now() == 0) reply_ok(c);
+    if (save_now(1) == 0) reply_ok(c);
     else reply_error(c, "ERR");
 }
 

@@ -537,6 +537,23 @@ static void feed_publish(loader *l) {
     l->r.more = f->ended ? 0 : !f->src->expect ? SIZE_MAX : f->src->expect > seen ? f->src->expect - seen : 1;
 }
 
+/* One read from the source into the buffer (grown to RDB_SOURCE_MIN_CAP
+ * of room at least): FEED_GOT (bytes, or the end), FEED_PAUSED, or -1
+ * (failed: l's error set). */
+enum { FEED_GOT = 0, FEED_PAUSED = 1 };
+
+static int feed_pull(loader *l) {
+    feed *f = l->f;
+    if (f->cap - f->len < RDB_SOURCE_MIN_CAP)
+        feed_reserve(f, f->cap * 2 > f->len + FEED_CHUNK ? f->cap * 2 : f->len + FEED_CHUNK);
+    long n = f->src->read(f->src->ud, f->buf + f->len, f->cap - f->len);
+    if (n > 0) f->len += (size_t)n;
+    else if (n == 0) f->ended = 1;
+    else if (n == -1) return fail(l, "%s", f->src->err ? f->src->err : "read error");
+    else return FEED_PAUSED;
+    return FEED_GOT;
+}
+
 /* Read until the buffer holds `need` bytes and has doubled, or holds
  * `need` and the source pauses, or the source ends. The buffer grows as
  * bytes arrive, never ahead of them: a hostile length costs no memory the
@@ -547,14 +564,10 @@ static int feed_more(loader *l, size_t need) {
     need -= l->base;
     size_t goal = f->len * 2 > f->len + FEED_CHUNK ? f->len * 2 : f->len + FEED_CHUNK;
     while ((f->len < need || f->len < goal) && !f->ended) {
-        if (f->cap - f->len < RDB_SOURCE_MIN_CAP)
-            feed_reserve(f, f->cap * 2 > f->len + FEED_CHUNK ? f->cap * 2 : f->len + FEED_CHUNK);
-        long n = f->src->read(f->src->ud, f->buf + f->len, f->cap - f->len);
-        if (n > 0) f->len += (size_t)n;
-        else if (n == 0) f->ended = 1;
-        else if (n == -1) return fail(l, "%s", f->src->err ? f->src->err : "read error");
-        else if (f->len >= need) break;
-        else if (l->h && l->h->progress && serve(l)) return -1;
+        int got = feed_pull(l);
+        if (got < 0) return -1;
+        if (got == FEED_PAUSED && f->len >= need) break;
+        if (got == FEED_PAUSED && l->h && l->h->progress && serve(l)) return -1;
     }
     feed_publish(l);
     return 0;
@@ -582,13 +595,10 @@ static int run_step(loader *l, step_fn *fn) {
 /* After the checksum: the source must end there. */
 static int feed_finish(loader *l) {
     feed *f = l->f;
-    feed_reserve(f, f->len + FEED_CHUNK);
     while (l->r.pos == f->len && !f->ended) {
-        long n = f->src->read(f->src->ud, f->buf + f->len, f->cap - f->len);
-        if (n > 0) f->len += (size_t)n;
-        else if (n == 0) f->ended = 1;
-        else if (n == -1) return fail(l, "%s", f->src->err ? f->src->err : "read error");
-        else if (l->h && l->h->progress && serve(l)) return -1;
+        int got = feed_pull(l);
+        if (got < 0) return -1;
+        if (got == FEED_PAUSED && l->h && l->h->progress && serve(l)) return -1;
     }
     if (l->r.pos == f->len) return 0;
     l->r.len = f->len;

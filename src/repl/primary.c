@@ -324,11 +324,9 @@ void primary_bgsave_done(int ok, int to_sockets) {
 
 /* ---- SYNC / PSYNC --------------------------------------------------------------- */
 
-static int try_partial(client *c, span id, span offarg) {
-    long long off;
+static int try_partial(client *c, span id, long long off) {
     char idbuf[REPLID_LEN + 1];
     span_cstr(idbuf, sizeof idbuf, id);
-    if (!str_to_ll(offarg.p, offarg.len, &off)) return 0;
     int same = id.len == REPLID_LEN && strcmp(idbuf, rs.replid) == 0;
     int old = id.len == REPLID_LEN && strcmp(idbuf, rs.replid2) == 0 && off <= rs.second_off;
     if (!same && !old) {
@@ -384,14 +382,14 @@ void primary_sync(client *c, int psync) {
         return;
     }
     server_log(LOG_NOTICE_, "Replica %s asks for synchronization", c->addr);
-    long long offset;
+    long long offset = 0;
     if (psync && !str_to_ll(c->argv[2].p, c->argv[2].len, &offset)) {
         server_log(LOG_WARNING_, "Replica %s asks for synchronization but with a wrong offset", c->addr);
         reply_err_notint(c);
         return;
     }
     if (psync) {
-        if (try_partial(c, c->argv[1], c->argv[2])) return;
+        if (try_partial(c, c->argv[1], offset)) return;
         if (!(c->argv[1].len == 1 && c->argv[1].p[0] == '?')) rs.sync_partial_err++;
     } else {
         link_of(c)->pre_psync = 1; /* SYNC: no +FULLRESYNC line, no ACKs */
