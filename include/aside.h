@@ -44,6 +44,8 @@ static inline int aside_filling(const client *c) { return c->aside && c->aside->
  * block grows by doubling as bytes arrive, never past its payload and CRLF,
  * and never by a declared length alone. */
 char *aside_read_room(client *c, size_t *room);
+/* Bytes the filling block still lacks: the rest of its payload and CRLF. */
+size_t aside_missing(const client *c);
 /* n bytes were read there. Returns 1 when the block is complete (the
  * request may then be complete too: aside_ready), 0 otherwise. */
 int aside_received(client *c, size_t n);

@@ -9,11 +9,17 @@
  * threshold:
  *
  *   - When a pass over a client's input ends inside the payload of a bulk
- *     of ASIDE_MIN bytes or more, and less than half of it has arrived, the
- *     part present moves into a block and the query buffer keeps only the
- *     request's other bytes. The next reads go into the block and take no
- *     more than the payload and its CRLF, so the block holds exactly one
- *     argument.
+ *     of ASIDE_MIN bytes or more, the part present moves into a block and
+ *     the query buffer keeps only the request's other bytes. The next reads
+ *     go into the block and take no more than the payload and its CRLF, so
+ *     the block holds exactly one argument. On a plain socket the read that
+ *     completes the payload also takes a few KB after it into the query
+ *     buffer (client.c, read_into_block: one readv), so a pipeline of big
+ *     SETs costs one read per request and no copy of its values: each read
+ *     ends inside the next payload, which gets its block in turn. Over TLS
+ *     (one record at a time, no readv) a block is started only when less
+ *     than half of the payload has arrived; otherwise the copy out of the
+ *     query buffer is cheaper than the extra reads.
  *   - The block starts with room for a keyspace node's header and key
  *     (db_string_block_head), shaped for the SET family: the key is the
  *     second argument, the value the third (SET, GETSET, SETNX; an expiry
@@ -68,7 +74,7 @@ static int eligible(const client *c, size_t have) {
     if (!end || p->bulk_len < ASIDE_MIN || c->fd < 0 || c->repl_role != CLIENT_REPL_NONE) return 0;
     if (c->aside && (c->aside->n >= ASIDE_MAX_ARGS || c->aside->filling || c->aside->ready)) return 0;
     size_t present = have > p->pos ? have - p->pos : 0;
-    return present < (size_t)p->bulk_len / 2;
+    return present < (size_t)p->bulk_len / 2 || (!c->tls && present < (size_t)p->bulk_len);
 }
 
 size_t aside_begin(client *c, const char *req, size_t have) {
@@ -111,6 +117,11 @@ char *aside_read_room(client *c, size_t *room) {
     }
     *room = a->cap - a->got;
     return g->mem + g->head + a->got;
+}
+
+size_t aside_missing(const client *c) {
+    const client_aside *a = c->aside;
+    return a->arg[a->n].len + 2 - a->got;
 }
 
 int aside_received(client *c, size_t n) {
