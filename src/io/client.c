@@ -729,7 +729,7 @@ static size_t block_tail_room(const client *c, size_t missing, size_t room) {
  * block of its own in turn: one read per request and no copy of the
  * value, where 256 KB reads into the shared buffer cost a copy of every
  * value out of it (40% of the server's time for 64 KB SETs, issue 19). */
-static void read_into_block(client *c, int fd) {
+static size_t read_block_once(client *c, int fd) {
     size_t room, missing = aside_missing(c);
     char *dst = aside_read_room(c, &room);
     size_t tail = block_tail_room(c, missing, room);
@@ -740,14 +740,22 @@ static void read_into_block(client *c, int fd) {
     } else {
         n = read_some(c, fd, dst, room);
     }
-    if (!n) return; /* nothing came, or the client is gone */
+    if (!n) return 0; /* nothing came, or the client is gone */
     size_t body = n < room ? n : room;
     c->qlen += n - body;
-    if (!hold_input(c, body) || !aside_received(c, body)) return;
+    if (!hold_input(c, body) || !aside_received(c, body)) return 0;
     ssize_t r;
     while ((r = resp_parse_take_bulk(&c->parser)) == RESP_NEED_ARGV) grow_parser_argv(c);
     if (r > 0) aside_ready(c, (size_t)r);
     client_process_input(c);
+    return tail && n == room + tail ? n : 0;
+}
+
+static void read_into_block(client *c, int fd) {
+    size_t budget = SHARED_QBUF, n;
+    while ((n = read_block_once(c, fd)) && n < budget && aside_filling(c) &&
+           !(c->flags & (CF_INPUT_DEFERRED | CF_CLOSE_ASAP | CF_SCRIPT_CALLER)))
+        budget -= n;
 }
 
 /* At most TAIL_CARRY bytes of a partial request pending: they are moved to
