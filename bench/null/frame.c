@@ -256,3 +256,12 @@ int ns_conn_feed(ns_conn *c, const char *data, size_t len) {
     }
     return 0;
 }
+
+int ns_conn_took(ns_conn *c, size_t n) {
+    c->inlen += n;
+    long used = ns_frame(c->in, c->inlen, &c->out);
+    if (used < 0) return -1;
+    if (used > 0) memmove(c->in, c->in + used, c->inlen - (size_t)used);
+    c->inlen -= (size_t)used;
+    return 0;
+}

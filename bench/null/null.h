@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-#define NS_READ    (64 * 1024)       /* bytes asked of each read() (epoll backend) */
+#define NS_READ    (64 * 1024)       /* bytes asked of each read() (io_uring's buffers aside) */
 /* Per-connection unparsed input: the largest request the server accepts.
  * Room for a SET of a 64 KB value (scripts/values_bench.py measures values
  * up to 64 KB) with a 4x margin; also the largest --value-size. */
@@ -89,6 +89,10 @@ void ns_conn_free(ns_conn *c);
 /* Feed bytes read from c's socket: frames what is complete and keeps the
  * rest. Returns 0, or -1 if the connection must be closed. */
 int ns_conn_feed(ns_conn *c, const char *data, size_t len);
+/* n bytes were read straight into c->in after its inlen pending ones:
+ * frames what is complete and moves the partial request to the front.
+ * Returns 0, or -1 on a protocol error. */
+int ns_conn_took(ns_conn *c, size_t n);
 
 /* Backends: run forever on the listening socket; return only on a setup
  * failure (uring: 3 = io_uring unavailable). */

@@ -71,14 +71,20 @@ static void ns_epoll_accept(int ep, int lfd) {
     }
 }
 
-static void ns_epoll_event(int ep, ns_conn *c, uint32_t events, char *rbuf) {
+static void ns_epoll_event(int ep, ns_conn *c, uint32_t events) {
     if (events & EPOLLOUT) {
         if (ns_epoll_flush(ep, c) < 0) ns_epoll_close(ep, c);
         return;
     }
-    ssize_t r = read(c->fd, rbuf, NS_READ);
-    if (r < 0 && (errno == EAGAIN || errno == EINTR)) return;
-    if (r <= 0 || ns_conn_feed(c, rbuf, (size_t)r) < 0) {
+    /* straight into the connection's input buffer, as much as it has room
+     * for (ferry reads 256 KB into its shared buffer): the only copy made
+     * here is moving a partial request to the front, a fraction of a big
+     * SET's bytes, so the ceiling stays above a server that reads big
+     * values into place */
+    size_t room = sizeof c->in - c->inlen;
+    ssize_t r = room ? read(c->fd, c->in + c->inlen, room) : -1;
+    if (r < 0 && room && (errno == EAGAIN || errno == EINTR)) return;
+    if (r <= 0 || ns_conn_took(c, (size_t)r) < 0) {
         ns_epoll_close(ep, c);
         return;
     }
@@ -86,7 +92,6 @@ static void ns_epoll_event(int ep, ns_conn *c, uint32_t events, char *rbuf) {
 }
 
 int ns_run_epoll(int lfd) {
-    static char rbuf[NS_READ];
     struct epoll_event evs[NS_EVENTS], lev = {.events = EPOLLIN, .data.ptr = NULL};
     int ep = epoll_create1(EPOLL_CLOEXEC), i, n;
     if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &lev) < 0) {
@@ -97,7 +102,7 @@ int ns_run_epoll(int lfd) {
         n = epoll_wait(ep, evs, NS_EVENTS, -1);
         for (i = 0; i < n; i++) {
             if (!evs[i].data.ptr) ns_epoll_accept(ep, lfd);
-            else ns_epoll_event(ep, evs[i].data.ptr, evs[i].events, rbuf);
+            else ns_epoll_event(ep, evs[i].data.ptr, evs[i].events);
         }
     }
 }

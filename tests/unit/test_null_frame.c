@@ -152,6 +152,44 @@ Test(null_frame, pipelined_sets_of_64k_values_in_64k_reads, .init = setup) {
     ns_conn_free(c);
 }
 
+/* The epoll backend reads into c->in itself (ns_conn_took): STREAM taken in
+ * two reads cut at every point, then in reads of every size up to 7 bytes,
+ * gives every reply once and leaves nothing behind. */
+static ns_conn *took_in_reads(size_t first, size_t step) {
+    ns_conn *c = ns_conn_new(-1);
+    size_t len = sizeof STREAM - 1, off = 0;
+    cr_assert_not_null(c);
+    while (off < len) {
+        size_t n = off == 0 ? first : step;
+        if (n > len - off) n = len - off;
+        cr_assert_leq(n, sizeof c->in - c->inlen);
+        memcpy(c->in + c->inlen, STREAM + off, n);
+        cr_assert_eq(ns_conn_took(c, n), 0, "read of %zu at %zu", n, off);
+        off += n;
+    }
+    return c;
+}
+
+Test(null_frame, reads_into_the_input_buffer_at_every_split, .init = setup) {
+    char what[48];
+    for (size_t cut = 1; cut < sizeof STREAM - 1; cut++) {
+        snprintf(what, sizeof what, "took, cut %zu", cut);
+        expect_all_replies(took_in_reads(cut, sizeof STREAM), what);
+    }
+    for (size_t step = 1; step <= 7; step++) {
+        snprintf(what, sizeof what, "took, %zu-byte reads", step);
+        expect_all_replies(took_in_reads(step, step), what);
+    }
+}
+
+Test(null_frame, reads_into_the_input_buffer_refuse_bad_input, .init = setup) {
+    ns_conn *c = ns_conn_new(-1);
+    static const char bad[] = "*1\r\n$4\r\nPING\r\n*1\r\n$x\r\n";
+    memcpy(c->in, bad, sizeof bad - 1);
+    cr_assert_eq(ns_conn_took(c, sizeof bad - 1), -1);
+    ns_conn_free(c);
+}
+
 /* A read as large as the whole input buffer arriving behind a buffered
  * partial request (a big pipelined write) must be framed, not refused. */
 Test(null_frame, full_buffer_read_behind_a_partial_request, .init = setup) {
