@@ -3,7 +3,7 @@
 What: for every point (test, value size, pipeline depth P) of --tests
 (default GET, SET) x --sizes (default 64, 1024, 4096, 16384, 65536 bytes) x
 --pipelines (default 1, 16, 100), at C=50 with build/ferry-bench as the
-client, runs three servers in alternating rounds (default 3; in round r the
+client, runs three servers in alternating rounds (default 5; in round r the
 server order is rotated by r):
   redis         redis-server (Debian's 7.0.15), no persistence
   ferry         build/ferry-server, default configuration
@@ -29,7 +29,10 @@ Requests per run: each (point, server) is first calibrated by one short run
 server at that point has --seconds (default 1) worth of requests at the
 calibrated rate (at least 10*C*P: ten batches per connection). --requests N
 fixes N instead and skips the calibration. A full run (30 points x 3 servers
-x 3 rounds) should take about 10 minutes on an idle 2-core machine.
+x 5 rounds) takes about 10 minutes on an idle 2-core machine. Five rounds,
+not three: on this shared VM a 64 KB point moves by 10-15% from run to run,
+and a median of three still swung ferry's 64 KB P=100 / P=16 from 0.83 to
+1.08 between runs a day apart.
 
 Why: ferry's lead over redis-server shrinks and reverses as values grow
 (issue 19). This records the whole axis with the ceiling beside it, so each
@@ -123,7 +126,7 @@ def parse_args(argv=None):
                     % ",".join(map(str, PIPELINES)))
     ap.add_argument("--servers", type=cl.str_list, default=list(SERVERS),
                     help="comma list from %s (default %s)" % (",".join(cl.SERVERS), ",".join(SERVERS)))
-    ap.add_argument("--rounds", type=int, default=None, help="rounds per point (default 3, --quick 1)")
+    ap.add_argument("--rounds", type=int, default=None, help="rounds per point (default 5, --quick 1)")
     ap.add_argument("--seconds", type=float, default=None, help="target seconds per run (default 1, --quick 0.3)")
     ap.add_argument("--requests", type=int, default=None, help="fixed requests per run (no calibration)")
     ap.add_argument("--conns", type=int, default=50, help="connections C (default 50)")
@@ -134,7 +137,7 @@ def parse_args(argv=None):
     args = ap.parse_args(argv)
     args.sizes = args.sizes or (QUICK_SIZES if args.quick else SIZES)
     args.pipelines = args.pipelines or (QUICK_PIPELINES if args.quick else PIPELINES)
-    args.rounds = args.rounds or (1 if args.quick else 3)
+    args.rounds = args.rounds or (1 if args.quick else 5)
     args.seconds = args.seconds or (0.3 if args.quick else 1.0)
     if args.retries is None:
         args.retries = 0 if args.quick else 1
