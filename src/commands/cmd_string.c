@@ -234,6 +234,7 @@ static void cmd_getset(client *c) {
     if (srv.dirty != dirty) prop_rewrite(c, 3, (span[]){{"SET", 3}, c->argv[1], c->argv[2]});
 }
 
+/* Propagated as DEL (UNLINK under lazyfree-lazy-user-del), as Redis 7.0 does. */
 static void cmd_getdel(client *c) {
     span k = c->argv[1];
     dnode *n = db_lookup_read(c->db, k.p, k.len);
@@ -246,6 +247,8 @@ static void cmd_getdel(client *c) {
     db_delete(c->db, k.p, k.len);
     written(c->db, k);
     notify_generic(c, "del", k);
+    span gone = srv.cfg.lazyfree_lazy_user_del ? (span){"UNLINK", 6} : (span){"DEL", 3};
+    prop_rewrite(c, 2, (span[]){gone, k});
 }
 
 static void cmd_getex(client *c) {

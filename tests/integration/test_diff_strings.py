@@ -437,3 +437,32 @@ def test_proto_max_bulk_len(ferry_factory, redis_factory):
     ]
     mismatches, transcript = run_steps(f.port, r.port, steps)
     assert not mismatches, format_report("proto_max_bulk_len", mismatches, transcript)
+
+
+def test_getdel_getset_getex_propagate_as_redis(server_factory):
+    """What reaches the append-only file for the GET* writers, byte for byte
+    as redis-server writes it: GETDEL as DEL (UNLINK under
+    lazyfree-lazy-user-del), GETSET as SET, GETEX as PEXPIREAT / PERSIST;
+    nothing for a missing key, a wrong type or a plain GETEX."""
+    import glob
+    import os
+    import time as _time
+    from resp_client import RawClient
+    steps = [["SET", "s", "v"], ["GETDEL", "s"], ["GETDEL", "s"], ["RPUSH", "l", "x"], ["GETDEL", "l"],
+             ["GETSET", "s", "w"], ["GETSET", "l", "w"], ["GETEX", "s"],
+             ["GETEX", "s", "PXAT", "99999999999999"], ["GETEX", "s", "PERSIST"], ["GETEX", "s", "PERSIST"],
+             ["GETEX", "nokey", "PERSIST"], ["CONFIG", "SET", "lazyfree-lazy-user-del", "yes"], ["GETDEL", "s"],
+             ["SET", "big", "b" * 70000], ["GETDEL", "big"]]
+    streams, replies = {}, {}
+    for kind in ("ferry", "redis"):
+        s = server_factory(kind, "--appendonly", "yes", "--appendfsync", "always")
+        with RawClient(s.port) as c:
+            replies[kind] = [c.command(*args) for args in steps]
+        _time.sleep(0.2)
+        incr = glob.glob(os.path.join(s.workdir, "appendonlydir", "*.incr.aof"))
+        assert len(incr) == 1, incr
+        with open(incr[0], "rb") as fh:
+            streams[kind] = fh.read()
+    assert replies["ferry"] == replies["redis"]
+    assert streams["ferry"] == streams["redis"]
+    assert b"GETDEL" not in streams["ferry"].upper() and b"UNLINK" in streams["ferry"]
