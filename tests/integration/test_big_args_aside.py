@@ -289,3 +289,21 @@ def test_room_for_the_next_big_argument_then_given_back(server_factory, kind):
         poll(lambda: qbuf_fields(admin, "big")[1] < 32 * KB, 10, "the room to be given back")
         assert info_int(admin, "used_memory") < held - MB // 2
         assert c.command("GET", "k") == b"$%d\r\n%s\r\n" % (MB, value("room", MB))
+
+
+def test_smaller_big_value_after_a_bigger_one_keeps_no_slack(server_factory):
+    """The block kept for the next big argument is sized for the last one;
+    a smaller value stored from it is trimmed first, so the key's memory is
+    about its value's, as redis-server trims a query buffer it keeps as the
+    value (its "trim on SET with big value", jemalloc-only there). Checked
+    on ferry only: MEMORY USAGE is allocator-specific."""
+    s = server_factory("ferry")
+    with RawClient(s.port, timeout=30) as c:
+        for first, second in ((100000, 33000), (MB, 40000), (300000, 200000)):
+            send_split(c, encode_command(["SET", "key", value("trim1", first)]))
+            assert c.read_reply() == b"+OK\r\n"
+            send_split(c, encode_command(["SET", "key", value("trim2", second)]))
+            assert c.read_reply() == b"+OK\r\n"
+            usage = int(c.command("MEMORY", "USAGE", "key")[1:-2])
+            assert second <= usage < second + second // 10 + 256, (first, second, usage)
+            assert c.command("GET", "key") == b"$%d\r\n%s\r\n" % (second, value("trim2", second))
