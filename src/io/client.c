@@ -673,10 +673,9 @@ static void read_again(client *c) {
     srv.read_again = c;
 }
 
-/* One read of up to room bytes into dst, counted. Returns the bytes read;
- * 0 when none were (EAGAIN) or when the client is gone (EOF, error: freed). */
-static size_t read_some(client *c, int fd, char *dst, size_t room) {
-    ssize_t n = tls_or_plain_read(c->tls, fd, dst, room);
+/* A read's result, counted. Returns the bytes read; 0 when none were
+ * (EAGAIN) or when the client is gone (EOF, error: freed). */
+static size_t read_counted(client *c, ssize_t n) {
     srv.stats.reads++;
     if (n <= 0) {
         if (n == 0 || (errno != EAGAIN && errno != EINTR)) read_failed(c, n);
@@ -684,22 +683,18 @@ static size_t read_some(client *c, int fd, char *dst, size_t room) {
     }
     srv.stats.net_input_bytes += (uint64_t)n;
     c->last_interaction_ms = srv.now_ms;
-    if (c->tls && tls_has_pending(c->tls)) read_again(c);
     return (size_t)n;
 }
 
-/* read_some() for a plain socket's two-part readv. */
-static size_t readv_some(client *c, int fd, const struct iovec iov[2]) {
-    ssize_t n = readv(fd, iov, 2);
-    srv.stats.reads++;
-    if (n <= 0) {
-        if (n == 0 || (errno != EAGAIN && errno != EINTR)) read_failed(c, n);
-        return 0;
-    }
-    srv.stats.net_input_bytes += (uint64_t)n;
-    c->last_interaction_ms = srv.now_ms;
-    return (size_t)n;
+/* One read of up to room bytes into dst (read_counted). */
+static size_t read_some(client *c, int fd, char *dst, size_t room) {
+    size_t n = read_counted(c, tls_or_plain_read(c->tls, fd, dst, room));
+    if (n && c->tls && tls_has_pending(c->tls)) read_again(c);
+    return n;
 }
+
+/* A plain socket's two-part readv (read_counted). */
+static size_t readv_some(client *c, int fd, const struct iovec iov[2]) { return read_counted(c, readv(fd, iov, 2)); }
 
 /* Input held for the request in progress, with n more bytes: past
  * client-query-buffer-limit the client is closed (returns 0). */

@@ -35,6 +35,8 @@ stops there (stop_at_first, desync), else at the end of the case.
 """
 from __future__ import annotations
 
+import glob
+import os
 import time
 
 from resp_client import (RawClient, RespProtocolError, ServerClosed, encode_command, parse,
@@ -435,3 +437,12 @@ def format_report(name, mismatches, transcript, context=4) -> str:
             lines.append("    %s:" % kind)
             lines.extend("      " + x for x in dump.splitlines())
     return "\n".join(lines)
+
+
+def aof_increment(workdir: str) -> bytes:
+    """The bytes of a server's one incremental AOF file (appendonlydir)."""
+    time.sleep(0.2)
+    incr = glob.glob(os.path.join(workdir, "appendonlydir", "*.incr.aof"))
+    assert len(incr) == 1, incr
+    with open(incr[0], "rb") as fh:
+        return fh.read()

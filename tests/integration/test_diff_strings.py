@@ -444,9 +444,7 @@ def test_getdel_getset_getex_propagate_as_redis(server_factory):
     as redis-server writes it: GETDEL as DEL (UNLINK under
     lazyfree-lazy-user-del), GETSET as SET, GETEX as PEXPIREAT / PERSIST;
     nothing for a missing key, a wrong type or a plain GETEX."""
-    import glob
-    import os
-    import time as _time
+    from diffkit import aof_increment
     from resp_client import RawClient
     steps = [["SET", "s", "v"], ["GETDEL", "s"], ["GETDEL", "s"], ["RPUSH", "l", "x"], ["GETDEL", "l"],
              ["GETSET", "s", "w"], ["GETSET", "l", "w"], ["GETEX", "s"],
@@ -458,11 +456,7 @@ def test_getdel_getset_getex_propagate_as_redis(server_factory):
         s = server_factory(kind, "--appendonly", "yes", "--appendfsync", "always")
         with RawClient(s.port) as c:
             replies[kind] = [c.command(*args) for args in steps]
-        _time.sleep(0.2)
-        incr = glob.glob(os.path.join(s.workdir, "appendonlydir", "*.incr.aof"))
-        assert len(incr) == 1, incr
-        with open(incr[0], "rb") as fh:
-            streams[kind] = fh.read()
+        streams[kind] = aof_increment(s.workdir)
     assert replies["ferry"] == replies["redis"]
     assert streams["ferry"] == streams["redis"]
     assert b"GETDEL" not in streams["ferry"].upper() and b"UNLINK" in streams["ferry"]
