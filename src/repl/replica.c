@@ -22,6 +22,7 @@
 #include "config.h"
 #include "db.h"
 #include "event.h"
+#include "multi.h"
 #include "persist.h"
 #include "propagate.h"
 #include "rdb.h"
@@ -29,6 +30,7 @@
 #include "sbuf.h"
 #include "server.h"
 #include "tls.h"
+#include "tracking.h"
 #include "util.h"
 #include "zmalloc.h"
 #include <errno.h>
@@ -443,6 +445,15 @@ static void handshake_reply(const char *line) {
 
 static void snapshot_loaded(const rdb_load_stats *st);
 
+/* The old dataset goes, as Redis's emptyData on a full sync: a client
+ * WATCHing a key that existed fails its EXEC, and every tracking client
+ * is told that all its cached keys are gone. */
+static void empty_data(void) {
+    touch_all_watched_keys(NULL);
+    tracking_invalidate_all();
+    for (int i = 0; i < db_count(); i++) db_flush(db_get(i));
+}
+
 static void load_snapshot(void) {
     char path[4096], err[1024];
     char *name = config_get_by_name(&srv.cfg, "dbfilename");
@@ -456,7 +467,7 @@ static void load_snapshot(void) {
     rs.tmp_fd = -1;
     transfer_mode(0);
     server_log(LOG_NOTICE_, "MASTER <-> REPLICA sync: Flushing old data");
-    for (int i = 0; i < db_count(); i++) db_flush(db_get(i));
+    empty_data();
     rdb_flush_functions();
     server_log(LOG_NOTICE_, "MASTER <-> REPLICA sync: Loading DB in memory");
     rdb_load_stats st = {.repl_stream_db = -1};
@@ -466,7 +477,7 @@ static void load_snapshot(void) {
     if (rc != 0) {
         char why[1200];
         snprintf(why, sizeof why, "Failed trying to load the MASTER synchronization DB from disk: %s", err);
-        for (int i = 0; i < db_count(); i++) db_flush(db_get(i));
+        empty_data();
         link_failed(why);
         return;
     }
@@ -639,7 +650,7 @@ static void stream_snapshot(void) {
     rdb_load_hooks where = {.into = into, .library = into ? keep_library : NULL, .library_ud = &libs};
     if (!into) {
         server_log(LOG_NOTICE_, "MASTER <-> REPLICA sync: Flushing old data");
-        for (int i = 0; i < db_count(); i++) db_flush(db_get(i));
+        empty_data();
         rdb_flush_functions();
     }
     link_feed f = {.src = {feed_read, NULL, rs.transfer_size > 0 ? (size_t)rs.transfer_size : 0, NULL}, .fd = rs.fd};
@@ -650,13 +661,15 @@ static void stream_snapshot(void) {
     int rc = persist_stream_for_replica(&f.src, &where, rs.transfer_flag == 2, &st, err, sizeof err);
     int cancelled = rs.fd != f.fd || rs.link != LINK_TRANSFER;
     if (rc == 0 && !cancelled && into) {
+        for (int i = 0; i < db_count(); i++) touch_watched_keys_replaced(db_get(i), &into[i]);
         for (int i = 0; i < db_count(); i++) db_swap(db_get(i), &into[i]);
+        tracking_invalidate_all(); /* as Redis's swap of the loaded dataset in */
         swap_libraries(&libs);
     }
     sb_free(&libs);
     if (into) db_free_set(into, db_count()); /* the old dataset, or the half-loaded one */
     else if (rc != 0 || cancelled)
-        for (int i = 0; i < db_count(); i++) db_flush(db_get(i));
+        empty_data();
     transfer_mode(0);
     if (cancelled) return;
     ev_add(srv.el, rs.fd, EV_READABLE, on_readable, NULL);
