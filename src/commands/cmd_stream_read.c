@@ -9,10 +9,14 @@
  * what arrived after it. A re-run serves the key that became ready only,
  * as redis-server does, with COUNT or Redis's default of 1000 entries.
  *
- * XREADGROUP's effects are propagated as Redis 7.0 propagates them (the
- * command itself never is): XGROUP CREATECONSUMER for a consumer it
- * creates, XCLAIM ... FORCE JUSTID LASTID for each entry delivered into
- * the PEL, XGROUP SETID ... ENTRIESREAD when the group's last ID moved.
+ * XREADGROUP's effects are propagated as Redis 7.0.15 propagates them
+ * (the command itself never is; checked against redis-server's stream):
+ * XCLAIM ... FORCE JUSTID LASTID for each entry delivered into the PEL
+ * (the LASTID moves the group, and the XCLAIM creates the consumer on the
+ * replica); with NOACK, when entries were delivered, XGROUP SETID ...
+ * ENTRIESREAD, preceded by XGROUP CREATECONSUMER if the read created the
+ * consumer. A consumer created by a read that delivers nothing, or by a
+ * history read, is not propagated, as on redis-server.
  */
 #include <string.h>
 
@@ -196,10 +200,11 @@ static snack *deliver(sgroup *g, sconsumer *cons, sid id) {
 }
 
 typedef struct group_read {
-    span key, gname;
+    span key, gname, cname;
     sgroup *g;
     sconsumer *cons;
     int noack;
+    int created;                      /* the read created the consumer */
 } group_read;
 
 /* New entries after start for a group (XREADGROUP >): replies them and
@@ -223,7 +228,13 @@ static long reply_group_new(client *c, stream *s, sid start, long count, const g
         if (!r->noack) stream_propagate_xclaim(c, r->key, r->g, r->gname, e.id, deliver(r->g, r->cons, e.id));
     }
     stream_iter_end(&it);
-    if (moved) stream_propagate_group_id(c, r->key, r->g, r->gname);
+    if (moved && r->noack) {
+        if (r->created) {
+            span argv[5] = {{"XGROUP", 6}, {"CREATECONSUMER", 14}, r->key, r->gname, r->cname};
+            prop_cmd(c, 5, argv);
+        }
+        stream_propagate_group_id(c, r->key, r->g, r->gname);
+    }
     return n;
 }
 
@@ -253,14 +264,13 @@ static long reply_group_history(client *c, const stream *s, sid start, long coun
     return n;
 }
 
-static sconsumer *consumer_for(client *c, sgroup *g, span key, span gname, span cname) {
+static sconsumer *consumer_for(client *c, sgroup *g, span key, span cname, int *created) {
     sconsumer *cons = stream_consumer_find(g, cname.p, cname.len);
+    *created = !cons;
     if (!cons) {
         cons = stream_consumer_create(g, cname.p, cname.len, srv.now_ms);
         srv.dirty++;
         notify_keyspace_event(NOTIFY_STREAM, "xgroup-createconsumer", c->db->id, key.p, key.len);
-        span argv[5] = {{"XGROUP", 6}, {"CREATECONSUMER", 14}, key, gname, cname};
-        prop_cmd(c, 5, argv);
     }
     cons->seen_time = srv.now_ms;
     return cons;
@@ -301,9 +311,10 @@ static void serve_one(client *c, xread_args *a, int i, int history, long count) 
         stream_reply_range(c, s, start, SID_MAX, count, 0);
         return;
     }
-    sconsumer *cons = consumer_for(c, a->groups[i], key, a->gname, a->cname);
+    int created;
+    sconsumer *cons = consumer_for(c, a->groups[i], key, a->cname, &created);
     if (history) reply_group_history(c, s, start, count, cons);
-    else reply_group_new(c, s, start, count, &(group_read){key, a->gname, a->groups[i], cons, a->noack});
+    else reply_group_new(c, s, start, count, &(group_read){key, a->gname, a->cname, a->groups[i], cons, a->noack, created});
     srv.dirty++;
 }
 

@@ -166,6 +166,18 @@ static int is_write(const client *c, const command *cmd) {
     return 0;
 }
 
+/* Refused on a stale replica (replica-serve-stale-data no, link down): a
+ * command without the stale flag, or an EXEC that queued one, as Redis
+ * judges EXEC by what it would run (so GET queued while the link was up
+ * fails at EXEC once it is down). */
+static int denied_when_stale(const client *c, const command *cmd) {
+    if (!(cmd->flags & CMD_STALE)) return 1;
+    if (cmd->props & PROP_EXEC)
+        for (int i = 0; i < c->mcount; i++)
+            if (!(c->mstate[i].cmd->flags & CMD_STALE)) return 1;
+    return 0;
+}
+
 static const char *refusal(client *c, command *cmd) {
     srv.repl_write_cmd = 0;
     if (srv.repl_replica) {
@@ -173,7 +185,7 @@ static const char *refusal(client *c, command *cmd) {
         if (srv.async_loading && (cmd->flags & CMD_NO_ASYNC_LOADING)) return "LOADING Redis is loading the dataset in memory";
         srv.repl_write_cmd = !srv.cfg.replica_read_only && is_write(c, cmd);
         if (srv.cfg.replica_read_only && is_write(c, cmd)) return "READONLY You can't write against a read only replica.";
-        if (rs.link != LINK_CONNECTED && !(cmd->flags & CMD_STALE) && !srv.cfg.replica_serve_stale_data)
+        if (rs.link != LINK_CONNECTED && !srv.cfg.replica_serve_stale_data && denied_when_stale(c, cmd))
             return "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.";
         return NULL;
     }

@@ -516,3 +516,36 @@ def test_xsetid_below_a_deleted_entry_then_xadd(pair):
         with srv.client() as c:
             got.append([c.command(*q) for q in checks])
     assert got[0] == got[1]
+
+
+def test_xreadgroup_propagates_as_redis(server_factory):
+    """XREADGROUP's effects in the append-only file, byte for byte as
+    redis-server 7.0 writes them (the XCLAIM TIME argument masked): XCLAIM
+    per delivered entry; with NOACK, XGROUP SETID (after CREATECONSUMER when
+    the read created the consumer); nothing for a history read, a read that
+    delivers nothing, or the consumer such reads create; inside MULTI too."""
+    import re
+    from diffkit import aof_increment
+    from resp_client import RawClient
+    steps = [["XADD", "s2", "1-1", "a", "1"], ["XADD", "s2", "2-1", "b", "2"], ["XGROUP", "CREATE", "s2", "g", "0"],
+             ["XREADGROUP", "GROUP", "g", "c1", "COUNT", "1", "STREAMS", "s2", ">"],
+             ["XREADGROUP", "GROUP", "g", "c2", "NOACK", "STREAMS", "s2", ">"],
+             ["XREADGROUP", "GROUP", "g", "c3", "STREAMS", "s2", "0"],
+             ["XGROUP", "CREATE", "s2", "g2", "0"], ["MULTI"],
+             ["XREADGROUP", "GROUP", "g2", "c1", "COUNT", "1", "STREAMS", "s2", ">"],
+             ["XREADGROUP", "GROUP", "g2", "c1", "STREAMS", "s2", ">"], ["EXEC"],
+             ["XADD", "s3", "1-1", "a", "1"], ["XGROUP", "CREATE", "s3", "g", "$"],
+             ["XREADGROUP", "GROUP", "g", "newc", "NOACK", "STREAMS", "s3", ">"],
+             ["XADD", "s3", "2-1", "b", "2"], ["XREADGROUP", "GROUP", "g", "c9", "STREAMS", "s3", ">"],
+             ["XADD", "s3", "3-1", "c", "3"], ["XREADGROUP", "GROUP", "g", "c9", "NOACK", "STREAMS", "s3", ">"],
+             ["XREADGROUP", "GROUP", "g", "c10", "COUNT", "5", "STREAMS", "s3", ">"],
+             ["XINFO", "CONSUMERS", "s3", "g"]]
+    streams, replies = {}, {}
+    for kind in ("ferry", "redis"):
+        s = server_factory(kind, "--appendonly", "yes", "--appendfsync", "always")
+        with RawClient(s.port) as c:
+            replies[kind] = [re.sub(rb":\d+\r\n", b":N\r\n", c.command(*args)) for args in steps]
+        streams[kind] = re.sub(rb"\$4\r\nTIME\r\n\$\d+\r\n\d+\r\n", b"TIME", aof_increment(s.workdir))
+    assert replies["ferry"] == replies["redis"]
+    assert streams["ferry"] == streams["redis"]
+    assert b"CREATECONSUMER\r\n$2\r\ns2\r\n$1\r\ng\r\n$2\r\nc2" in streams["ferry"]

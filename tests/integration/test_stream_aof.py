@@ -5,6 +5,12 @@ XAUTOCLAIM as XCLAIM ... FORCE JUSTID and XGROUP SETID ... ENTRIESREAD,
 consumer creation as XGROUP CREATECONSUMER), so replaying the file gives
 the same streams, groups and pending lists, on ferry and on redis-server.
 
+Redis 7.0.15 propagates XREADGROUP's deliveries as XCLAIMs only (their
+LASTID moves the group's last ID, not its entries-read counter), so a
+group read after an XGROUP SETID ... ENTRIESREAD (h on t below) replays
+with the entries-read and lag it had before the read, on redis-server as
+on ferry; those two fields of that group are left out of the comparison
+with the live state (the replays are still compared whole).
 A program of stream commands runs on ferry with `appendonly yes`
 (`aof-use-rdb-preamble no`, so the commands themselves are in the file);
 ferry is killed with SIGKILL, then ferry restarts on the directory and
@@ -101,6 +107,23 @@ def state(port, nodes=True):
     return out
 
 
+def _without_read_counters(v, group=b"h"):
+    """v with `group`'s entries-read and lag zeroed (see the top)."""
+    if isinstance(v, dict):
+        return {k: _without_read_counters(x, group) for k, x in v.items()}
+    if isinstance(v, list):
+        if len(v) > 1 and v[0] == b"name" and v[1] == group:
+            return [0 if i > 0 and v[i - 1] in (b"entries-read", b"lag") else x for i, x in enumerate(v)]
+        return [_without_read_counters(x, group) for x in v]
+    return v
+
+
+def live_equal(a, b, exact):
+    """The replayed state against the live one: whole after a rewrite (the
+    rewritten file carries the counters), else without h's counters."""
+    return a == b if exact else _without_read_counters(a) == _without_read_counters(b)
+
+
 def _run(tmpdirs, change_nodes=False, rewrite=False):
     d = tmpdirs()
     f = start_in("ferry", d, *aof_args("always", "no"))
@@ -119,13 +142,13 @@ def _run(tmpdirs, change_nodes=False, rewrite=False):
     shutil.copytree(os.path.join(d, "appendonlydir"), os.path.join(copy, "appendonlydir"))
     f2 = start_in("ferry", d, *aof_args("always", "no"), *nodes)
     try:
-        assert state(f2.port, nodes=False) == before
+        assert live_equal(state(f2.port, nodes=False), before, rewrite)
         replayed = state(f2.port)
     finally:
         f2.cleanup()
     r = start_in("redis", copy, *aof_args("always", "no"), *nodes)
     try:
-        assert state(r.port, nodes=False) == before
+        assert live_equal(state(r.port, nodes=False), before, rewrite)
         assert state(r.port) == replayed   # the same node layout on both replays
     finally:
         r.cleanup()
