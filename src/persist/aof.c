@@ -602,11 +602,22 @@ static int aof_enable(char *err, size_t errlen) {
     as.manifest_pending = 1; /* until a base exists, the old manifest (if any) stays as it is */
     as.cur_size = 0;
     attach(-1);
-    if (rewrite_start(err, errlen) < 0) {
+    const client *c = srv.current_client;
+    if (c && (c->flags & CF_EXECUTING_EXEC)) { /* never fork in the middle of a transaction */
+        as.scheduled = 1;
+        server_log(LOG_WARNING_, "AOF was enabled during a transaction. An AOF background was scheduled to start "
+                                 "when possible.");
+        return 0;
+    }
+    int rc = rewrite_start(err, errlen);
+    if (rc < 0) {
         prop_detach(aof_feed);
         as.on = 0;
         return -1;
     }
+    if (rc == 1)
+        server_log(LOG_WARNING_, "AOF was enabled but there is already another background operation. An AOF "
+                                 "background was scheduled to start when possible.");
     return 0;
 }
 

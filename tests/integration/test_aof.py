@@ -1177,3 +1177,25 @@ def test_aof_write_errors_refuse_writes_until_the_disk_recovers(kind, tmpdirs):
         assert r.get("after") == b"1"
     finally:
         s.cleanup()
+
+
+@pytest.mark.parametrize("kind", ["ferry", "redis"])
+def test_appendonly_turned_on_inside_exec_schedules_the_rewrite(server_factory, kind):
+    """CONFIG SET appendonly yes inside MULTI/EXEC does not fork in the middle
+    of the transaction: the rewrite is scheduled (Redis's log line) and runs
+    from the cron, and the transaction's write is in the new file."""
+    s = server_factory(kind)
+    c = redispy.Redis(port=s.port)
+    forks = c.info("stats")["total_forks"]
+    p = c.pipeline(transaction=True)
+    p.set("foo", "bar")
+    p.config_set("appendonly", "yes")
+    assert p.execute() == [True, True]
+    poll(lambda: "AOF was enabled during a transaction. An AOF background was scheduled to start when possible."
+         in s.log_tail(50), 10, "the scheduling log line", diag=lambda: s.log_tail(20))
+    poll(lambda: c.info("stats")["total_forks"] > forks and not c.info("persistence")["aof_rewrite_in_progress"]
+         and c.info("persistence")["aof_last_bgrewrite_status"] == "ok", 20, "the scheduled rewrite")
+    base = [f for f in os.listdir(os.path.join(s.workdir, "appendonlydir")) if ".base." in f]
+    assert len(base) == 1, base
+    with open(os.path.join(s.workdir, "appendonlydir", base[0]), "rb") as fh:
+        assert b"foo" in fh.read()  # the transaction's write made it into the rewritten base
