@@ -138,7 +138,7 @@ def test_point_args_carry_the_point_and_keep_the_rest(script):
     assert isinstance(pa, argparse.Namespace) and args.keyspace == 10000   # args itself untouched
     full = script.parse_args([])
     assert (full.sizes, full.pipelines, full.servers, full.rounds) == (
-        [64, 1024, 4096, 16384, 65536], [1, 16, 100], ["redis", "ferry", "null-epoll"], 3)
+        [64, 1024, 4096, 16384, 65536], [1, 16, 100], ["redis", "ferry", "null-epoll"], 5)
     with pytest.raises(SystemExit):
         script.parse_args(["--sizes", "300000"])
 
