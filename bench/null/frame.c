@@ -231,6 +231,15 @@ void ns_conn_free(ns_conn *c) {
     free(c);
 }
 
+int ns_conn_took(ns_conn *c, size_t n) {
+    c->inlen += n;
+    long used = ns_frame(c->in, c->inlen, &c->out);
+    if (used < 0) return -1;
+    if (used > 0) memmove(c->in, c->in + used, c->inlen - (size_t)used);
+    c->inlen -= (size_t)used;
+    return 0;
+}
+
 int ns_conn_feed(ns_conn *c, const char *data, size_t len) {
     long used;
     if (c->inlen == 0) { /* common case: frame straight from the read buffer */
@@ -246,22 +255,9 @@ int ns_conn_feed(ns_conn *c, const char *data, size_t len) {
         if (n > len) n = len;
         if (n == 0) return -1; /* one request larger than the buffer */
         memcpy(c->in + c->inlen, data, n);
-        c->inlen += n;
         data += n;
         len -= n;
-        used = ns_frame(c->in, c->inlen, &c->out);
-        if (used < 0) return -1;
-        memmove(c->in, c->in + used, c->inlen - (size_t)used);
-        c->inlen -= (size_t)used;
+        if (ns_conn_took(c, n) < 0) return -1;
     }
-    return 0;
-}
-
-int ns_conn_took(ns_conn *c, size_t n) {
-    c->inlen += n;
-    long used = ns_frame(c->in, c->inlen, &c->out);
-    if (used < 0) return -1;
-    if (used > 0) memmove(c->in, c->in + used, c->inlen - (size_t)used);
-    c->inlen -= (size_t)used;
     return 0;
 }

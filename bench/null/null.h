@@ -21,7 +21,6 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-#define NS_READ    (64 * 1024)       /* bytes asked of each read() (io_uring's buffers aside) */
 /* Per-connection unparsed input: the largest request the server accepts.
  * Room for a SET of a 64 KB value (scripts/values_bench.py measures values
  * up to 64 KB) with a 4x margin; also the largest --value-size. */

@@ -81,9 +81,9 @@ static void ns_epoll_event(int ep, ns_conn *c, uint32_t events) {
      * here is moving a partial request to the front, a fraction of a big
      * SET's bytes, so the ceiling stays above a server that reads big
      * values into place */
-    size_t room = sizeof c->in - c->inlen;
-    ssize_t r = room ? read(c->fd, c->in + c->inlen, room) : -1;
-    if (r < 0 && room && (errno == EAGAIN || errno == EINTR)) return;
+    size_t room = sizeof c->in - c->inlen; /* 0: one request larger than the buffer */
+    ssize_t r = room ? read(c->fd, c->in + c->inlen, room) : 0;
+    if (r < 0 && (errno == EAGAIN || errno == EINTR)) return;
     if (r <= 0 || ns_conn_took(c, (size_t)r) < 0) {
         ns_epoll_close(ep, c);
         return;

@@ -92,8 +92,9 @@ size_t aside_begin(client *c, const char *req, size_t have) {
     if (c->aside_spare && zmalloc_size(c->aside_spare) >= head + cap) {
         g->mem = c->aside_spare;
         c->aside_spare = NULL;
-        if (zmalloc_size(g->mem) - (head + want) > (head + want) / 10 && zmalloc_size(g->mem) > head + want)
-            g->mem = zrealloc(g->mem, head + want); /* a smaller value than the last: a key keeps no slack */
+        size_t need = head + want;
+        if (zmalloc_size(g->mem) > need + need / 10)
+            g->mem = zrealloc(g->mem, need); /* a smaller value than the last: a key keeps no slack */
         cap = zmalloc_size(g->mem) - head < want ? zmalloc_size(g->mem) - head : want;
     } else {
         g->mem = zmalloc(head + cap);

@@ -127,9 +127,9 @@ Test(null_frame, request_larger_than_the_buffer_closes, .init = setup) {
 }
 
 /* scripts/values_bench.py sends SETs of 64 KB values, pipelined, in 64 KB
- * reads (NS_READ): each must be answered, none refused. */
+ * reads (READ_64K): each must be answered, none refused. */
 Test(null_frame, pipelined_sets_of_64k_values_in_64k_reads, .init = setup) {
-    enum { VAL = 64 * 1024, N = 5 };
+    enum { VAL = 64 * 1024, N = 5, READ_64K = 64 * 1024 }; /* reads of 64 KB each */
     char hdr[64];
     int h = sprintf(hdr, "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$%d\r\n", VAL);
     size_t reqlen = (size_t)h + VAL + 2, total = N * reqlen, off, i;
@@ -141,8 +141,8 @@ Test(null_frame, pipelined_sets_of_64k_values_in_64k_reads, .init = setup) {
         memset(r + h, 'v', VAL);
         memcpy(r + h + VAL, "\r\n", 2);
     }
-    for (off = 0; off < total; off += NS_READ) {
-        size_t chunk = total - off < NS_READ ? total - off : NS_READ;
+    for (off = 0; off < total; off += READ_64K) {
+        size_t chunk = total - off < READ_64K ? total - off : READ_64K;
         cr_assert_eq(ns_conn_feed(c, stream + off, chunk), 0, "refused the read at %zu", off);
     }
     cr_assert_eq(c->out.len, N * 5);
