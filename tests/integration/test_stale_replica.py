@@ -36,5 +36,6 @@ def run(server_factory, kind: str) -> list:
 def test_stale_replica_refuses_and_judges_exec_as_redis(server_factory):
     ferry, redis = run(server_factory, "ferry"), run(server_factory, "redis")
     assert ferry == redis
-    assert ferry[4].startswith(b"-EXECABORT Transaction discarded because of: MASTERDOWN ")
+    assert ferry[4] == (b"-EXECABORT Transaction discarded because of: MASTERDOWN Link with MASTER is down "
+                        b"and replica-serve-stale-data is set to 'no'.\r\n")
     assert ferry[-1] == b"*1\r\n$1\r\n1\r\n"
