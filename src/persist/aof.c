@@ -441,15 +441,16 @@ static void child_rewrite(void) {
     _exit(rc ? 1 : 0);
 }
 
-/* 0 started, 1 scheduled (a background save runs), -1 with err. */
-static int rewrite_start(char *err, size_t errlen) {
+/* 0 started, 1 scheduled (a background save runs), 2 scheduled (asked
+ * inside EXEC: never fork in the middle of a transaction), -1 with err. */
+static int rewrite_start(int in_exec, char *err, size_t errlen) {
     if (as.child) {
         snprintf(err, errlen, "ERR Background append only file rewriting already in progress");
         return -1;
     }
-    if (persist_child_running()) {
+    if (persist_child_running() || in_exec) {
         as.scheduled = 1;
-        return 1;
+        return in_exec && !persist_child_running() ? 2 : 1;
     }
     if (!as.on) return rewrite_while_off(err, errlen);
     if (as.buf.len && as.fd >= 0) write_buffer();
@@ -602,14 +603,8 @@ static int aof_enable(char *err, size_t errlen) {
     as.manifest_pending = 1; /* until a base exists, the old manifest (if any) stays as it is */
     as.cur_size = 0;
     attach(-1);
-    const client *c = srv.current_client;
-    if (c && (c->flags & CF_EXECUTING_EXEC)) { /* never fork in the middle of a transaction */
-        as.scheduled = 1;
-        server_log(LOG_WARNING_, "AOF was enabled during a transaction. An AOF background was scheduled to start "
-                                 "when possible.");
-        return 0;
-    }
-    int rc = rewrite_start(err, errlen);
+    const client *c = srv.current_client; /* CONFIG SET's caller, if any */
+    int rc = rewrite_start(c && (c->flags & CF_EXECUTING_EXEC), err, errlen);
     if (rc < 0) {
         prop_detach(aof_feed);
         as.on = 0;
@@ -618,6 +613,9 @@ static int aof_enable(char *err, size_t errlen) {
     if (rc == 1)
         server_log(LOG_WARNING_, "AOF was enabled but there is already another background operation. An AOF "
                                  "background was scheduled to start when possible.");
+    else if (rc == 2)
+        server_log(LOG_WARNING_, "AOF was enabled during a transaction. An AOF background was scheduled to start "
+                                 "when possible.");
     return 0;
 }
 
@@ -703,7 +701,7 @@ void aof_cron(void) {
     if (as.on) cron_sync();
     if (as.child || persist_child_running() || !rewrite_due()) return;
     char err[256];
-    if (rewrite_start(err, sizeof err) < 0) server_log(LOG_WARNING_, "%s", err);
+    if (rewrite_start(0, err, sizeof err) < 0) server_log(LOG_WARNING_, "%s", err);
 }
 
 void aof_shutdown(void) {
@@ -734,14 +732,9 @@ void aof_info(sbuf *b) {
 
 static void cmd_bgrewriteaof(client *c) {
     char err[256];
-    if (c->flags & CF_EXECUTING_EXEC) { /* as BGSAVE: never fork in the middle of a transaction */
-        as.scheduled = 1;
-        reply_status(c, "Background append only file rewriting scheduled");
-        return;
-    }
-    int rc = rewrite_start(err, sizeof err);
+    int rc = rewrite_start((c->flags & CF_EXECUTING_EXEC) != 0, err, sizeof err);
     if (rc < 0) reply_error(c, err);
-    else if (rc == 1) reply_status(c, "Background append only file rewriting scheduled");
+    else if (rc > 0) reply_status(c, "Background append only file rewriting scheduled");
     else reply_status(c, "Background append only file rewriting started");
 }
 
