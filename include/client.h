@@ -91,6 +91,7 @@ typedef struct client {
     uint64_t out_peak;          /* most output staged at once since out_peak_since_ms (CLIENT LIST rbp) */
     int64_t out_peak_since_ms;
     int64_t cob_soft_since_ms;  /* when the soft limit was first exceeded, 0 = not */
+    int64_t held_since_ms;      /* its replies wait for its big argument since then (outbuf.c), 0 = not */
     /* transaction */
     multi_cmd *mstate;
     int mcount, mcap;

@@ -59,6 +59,7 @@ typedef struct ferry_config {
     int metrics_port;               /* 0 = disabled */
     long long tcp_rcvbuf;           /* SO_RCVBUF of accepted TCP clients, 0 = the kernel's autotuning */
     int busy_poll_us;               /* longest spin before sleeping in the poll, 0 = never spin */
+    int reply_hold_ms;              /* longest wait of replies for a big argument streaming in (outbuf.c), 0 = none */
     unsigned long long maxmemory;
     long long maxmemory_clients;    /* bytes, or -N for N% of maxmemory (as Redis keeps it); 0 = no client eviction */
     int maxmemory_policy;           /* index into the policy names, 0 = noeviction */

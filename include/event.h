@@ -43,6 +43,7 @@ typedef struct evloop {
     int stop;
     ev_hook_fn *before_sleep;
     int dont_wait;              /* set by before_sleep: poll without blocking this once (work is pending) */
+    long wait_at_most_ms;       /* set by before_sleep: when > 0, the next poll sleeps no longer than this */
     int no_timers;              /* ev_process leaves timers alone (events served from inside a busy script) */
     void *backend;              /* backend state (epoll fd / kqueue fd + event array) */
     uint64_t polls;             /* number of epoll_wait / kevent calls */

@@ -36,8 +36,11 @@ int outbuf_stage_ref(client *c, dnode *node, const char *p, size_t n);
 /* Flush: one writev of the ring and the references, in order. Returns -1
  * if the client was freed. */
 int outbuf_flush_client(client *c);
-/* Write every client with pending output (once per loop iteration). */
-void clients_flush_pending(void);
+/* Write every client with pending output (once per loop iteration), but
+ * hold a pipelining client's few small replies for a few ms while its next
+ * big argument streams in (see outbuf.c). Returns -1, or when a client was
+ * held the ms before it must be written: the loop must not sleep longer. */
+long clients_flush_pending(void);
 
 /* Drop c's references (the client is being freed). */
 void outbuf_release(client *c);

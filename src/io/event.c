@@ -197,7 +197,9 @@ static int poll_events(evloop *el, long timeout) {
 
 int ev_process(evloop *el) {
     long timeout = el->dont_wait ? 0 : ms_to_next_timer(el);
+    if (el->wait_at_most_ms > 0 && (timeout < 0 || timeout > el->wait_at_most_ms)) timeout = el->wait_at_most_ms;
     el->dont_wait = 0;
+    el->wait_at_most_ms = 0;
     int n = poll_events(el, timeout);
     el->polls++;
     for (int i = 0; i < n; i++) {

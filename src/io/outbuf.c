@@ -31,6 +31,26 @@
  * same loop iteration and nobody touches the key meanwhile) no byte of the
  * value is copied by the server at all.
  *
+ * Holding replies while a big argument streams in. A client pipelining big
+ * SETs (ferry-bench -d 65536 -P 100) has, after nearly every read, one
+ * request just completed and the next one's value half-received in a block
+ * (aside.c). Writing its "+OK" at the end of every loop iteration meant a
+ * writev of a few bytes per request or two, and for the client a wakeup to
+ * read them: a batch of 100 replies left in about 25 writevs, each waking a
+ * client that waits for all 100. So a client's replies stay staged while
+ *   - it is filling a block (the rest of a big argument is on its way),
+ *   - they are small (HOLD_MAX_BYTES), and
+ *   - they have waited less than reply-hold-ms (ferry's own, default 5).
+ * The loop then sleeps no longer than the hold has left. A client that
+ * waits for each reply before it sends the next request is never held (no
+ * request of its follows the reply), and one that stops in the middle of a
+ * big argument gets its earlier replies at most reply-hold-ms late.
+ * Requiring instead that the client's socket was read in the iteration
+ * that just ended lost the gain: with 50 busy clients each one is read
+ * about once per millisecond. Measured (ferry-bench SET -d 65536, C = 50,
+ * pinned, 5 alternating runs, medians): P = 100 40.3k -> 53.1k rps, P = 16
+ * 59.2k -> 65.8k.
+ *
  * Sizing (Redis's reply-buffer cron). The ring is not given back when a
  * flush empties it: a busy connection keeps the ring its batches need
  * (only a ring grown past RING_DRAIN_FREE by one huge reply is).
@@ -42,6 +62,7 @@
  * is resized, so nothing is copied.
  */
 #include "outbuf.h"
+#include "aside.h"
 #include "client_evict.h"
 #include "event.h"
 #include "outlimit.h"
@@ -56,6 +77,7 @@
 #define FLUSH_IOV 128                 /* iovecs per writev */
 #define RING_KEEP_MIN 1024            /* an idle client's ring (Redis's PROTO_REPLY_MIN_BYTES) */
 #define RING_GROW_MAX (16 * 1024)     /* the cron grows a ring ahead of need up to this */
+#define HOLD_MAX_BYTES (16 * 1024)    /* replies held while a big argument arrives: at most this much */
 #define RING_DRAIN_FREE (2u << 20)    /* a ring above this (more than a pass's budget: one huge
                                        * reply) is given back when a flush empties it */
 
@@ -365,16 +387,48 @@ int outbuf_flush_client(client *c) {
     return 0;
 }
 
-void clients_flush_pending(void) {
+/* Whether c's replies may wait for the big argument it is sending, given
+ * the monotonic time in ms (see the top); *left is lowered to the ms
+ * before a held client must be written. */
+static int hold_replies(client *c, int64_t now, long *left) {
+    if (!aside_filling(c) || client_out_used(c) > HOLD_MAX_BYTES) {
+        c->held_since_ms = 0;
+        return 0;
+    }
+    if (!c->held_since_ms) c->held_since_ms = now;
+    long rest = (long)(c->held_since_ms + srv.cfg.reply_hold_ms - now);
+    if (rest <= 0) {
+        c->held_since_ms = 0;
+        return 0;
+    }
+    if (*left < 0 || rest < *left) *left = rest;
+    return 1;
+}
+
+long clients_flush_pending(void) {
+    client *held = NULL;
+    long left = -1;
+    int64_t now = 0;
     while (srv.pending_write) {
         client *c = srv.pending_write;
         srv.pending_write = c->next_pending;
+        if (aside_filling(c) && srv.cfg.reply_hold_ms && !(c->flags & CF_CLOSE_ASAP)) {
+            if (!now) now = ev_mono_us() / 1000;
+            if (hold_replies(c, now, &left)) {
+                c->next_pending = held; /* stays CF_PENDING_WRITE */
+                held = c;
+                continue;
+            }
+        }
+        c->held_since_ms = 0;
         c->flags &= ~CF_PENDING_WRITE;
         if (c->flags & CF_CLOSE_ASAP) continue;
         if (c->fd < 0 || c->out_held) continue;
         if (ev_get_mask(srv.el, c->fd) & EV_WRITABLE) continue; /* the writable handler owns it */
         outbuf_flush_client(c);
     }
+    srv.pending_write = held;
+    return left;
 }
 
 /* ---- sizing ---------------------------------------------------------------------- */

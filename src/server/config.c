@@ -504,7 +504,7 @@ static const struct { unsigned char f; unsigned short off, size; } fields[] = {
     FLD(F_MIN_REPLICAS, min_replicas_to_write), FLD(F_MIN_REPLICAS_LAG, min_replicas_max_lag),
     FLD(F_REPLICA_RO, replica_read_only), FLD(F_REPLICA_STALE, replica_serve_stale_data),
     FLD(F_UNIXSOCKETPERM, unixsocketperm), FLD(F_SUPERVISED, supervised),
-    FLD(F_TLS_PORT, tls_port), FLD(F_TCP_RCVBUF, tcp_rcvbuf),
+    FLD(F_TLS_PORT, tls_port), FLD(F_TCP_RCVBUF, tcp_rcvbuf), FLD(F_REPLY_HOLD, reply_hold_ms),
 };
 
 /* 64-bit fields are read as their bit pattern (maxmemory is unsigned). */

@@ -161,6 +161,7 @@ const cdef config_defs[] = {
     I("replica-priority", "100", 0, INT_MAX, RD, NOF),
     B("replica-read-only", "yes", 0, F_REPLICA_RO),
     B("replica-serve-stale-data", "yes", 0, F_REPLICA_STALE),
+    I("reply-hold-ms", "5", 0, 10000, HID, F_REPLY_HOLD),         /* ferry's own: see outbuf.c */
     X("replicaof", "", CT_REPLOF, NULL, IMM | RD, NOF),
     BS("requirepass", 0, F_REQUIREPASS),
     E("sanitize-dump-payload", "no", "no yes clients", 0, NOF),

@@ -172,7 +172,7 @@ static void before_sleep(evloop *el) {
     tracking_broadcast();
     repl_before_sleep();
     cluster_before_sleep();
-    clients_flush_pending();
+    el->wait_at_most_ms = clients_flush_pending(); /* replies held back wait this long at most */
     clients_free_closed();
     if (srv.deferred_input || srv.read_again) el->dont_wait = 1; /* their next pass is due at once */
     signal_shutdown();
