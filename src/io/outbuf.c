@@ -387,20 +387,17 @@ int outbuf_flush_client(client *c) {
     return 0;
 }
 
-/* Whether c's replies may wait for the big argument it is sending, given
- * the monotonic time in ms (see the top); *left is lowered to the ms
- * before a held client must be written. */
-static int hold_replies(client *c, int64_t now, long *left) {
-    if (!aside_filling(c) || client_out_used(c) > HOLD_MAX_BYTES) {
-        c->held_since_ms = 0;
+/* Whether c's replies may wait for the big argument it is sending (see the
+ * top). *now is the monotonic time in ms, read here when first needed;
+ * *left is lowered to the ms before a held client must be written. */
+static int hold_replies(client *c, int64_t *now, long *left) {
+    if (!srv.cfg.reply_hold_ms || !aside_filling(c) || (c->flags & CF_CLOSE_ASAP) ||
+        client_out_used(c) > HOLD_MAX_BYTES)
         return 0;
-    }
-    if (!c->held_since_ms) c->held_since_ms = now;
-    long rest = (long)(c->held_since_ms + srv.cfg.reply_hold_ms - now);
-    if (rest <= 0) {
-        c->held_since_ms = 0;
-        return 0;
-    }
+    if (!*now) *now = ev_mono_us() / 1000;
+    if (!c->held_since_ms) c->held_since_ms = *now;
+    long rest = (long)(c->held_since_ms + srv.cfg.reply_hold_ms - *now);
+    if (rest <= 0) return 0;
     if (*left < 0 || rest < *left) *left = rest;
     return 1;
 }
@@ -412,13 +409,10 @@ long clients_flush_pending(void) {
     while (srv.pending_write) {
         client *c = srv.pending_write;
         srv.pending_write = c->next_pending;
-        if (aside_filling(c) && srv.cfg.reply_hold_ms && !(c->flags & CF_CLOSE_ASAP)) {
-            if (!now) now = ev_mono_us() / 1000;
-            if (hold_replies(c, now, &left)) {
-                c->next_pending = held; /* stays CF_PENDING_WRITE */
-                held = c;
-                continue;
-            }
+        if (hold_replies(c, &now, &left)) {
+            c->next_pending = held; /* stays CF_PENDING_WRITE */
+            held = c;
+            continue;
         }
         c->held_since_ms = 0;
         c->flags &= ~CF_PENDING_WRITE;
