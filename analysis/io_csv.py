@@ -57,7 +57,7 @@ VALUES_COLUMNS = {
     "clients": "i", "pipeline": "i", "value_bytes": "i", "keyspace": "i", "run": "i", "order": "i",
     "requests": "f", "rps": "f", "p50_ms": "f", "p99_ms": "f", "server_cpu_us_per_op": "f", "wall_s": "f",
     "server_user_s": "f", "server_sys_s": "f", "client_user_s": "f",
-    "client_sys_s": "f", "started_utc": "s",
+    "client_sys_s": "f", "started_utc": "s", "client_cc": "s",
 }
 # fixed-name files that are neither sweeps nor AUX_KINDS; classify() puts
 # them in its aux dict under their stem

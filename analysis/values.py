@@ -95,8 +95,8 @@ def size_label(n: int) -> str:
 
 
 def _setting(rows: list[dict]) -> str:
-    keys = sorted({(r["clients"], r["client"]) for r in rows})
-    return "; ".join(f"C={c}, {cl}" for c, cl in keys) or "no rows"
+    keys = sorted({(r["clients"], r["client"], r["client_cc"]) for r in rows})
+    return "; ".join(f"C={c}, {cl} (TCP {cc or 'unknown'})" for c, cl, cc in keys) or "no rows"
 
 
 def make_table(stem: str, rows: list[dict]) -> Table:

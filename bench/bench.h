@@ -17,6 +17,7 @@ typedef struct fb_config {
     const char *host;
     int port;
     const char *socket_path;  /* -s: a Unix socket instead of host:port */
+    const char *congestion;   /* --congestion: TCP congestion control of the sockets, NULL = the system's */
     int clients;          /* -c */
     long long requests;   /* -n */
     int pipeline;         /* -P: closed loop batch; open loop: max in flight per connection */

@@ -161,6 +161,12 @@ static int fb_dial(const fb_config *cfg, const struct addrinfo *res) {
             err = errno;
             continue;
         }
+        if (cfg->congestion && !cfg->socket_path &&
+            setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cfg->congestion, (socklen_t)strlen(cfg->congestion))) {
+            fprintf(stderr, "ferry-bench: TCP congestion control %s: %s\n", cfg->congestion, strerror(errno));
+            close(fd);
+            return -1;
+        }
         if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) break;
         err = errno;
         close(fd);

@@ -72,6 +72,8 @@ static void fb_usage(FILE *f) {
         " --ratio <S:G>      SET:GET ratio of the mixed test (default 1:10)\n"
         " --seed <n>         Seed for the random keys (default 1)\n"
         " --warmup <s>       Run each test unmeasured for this long first (default 0)\n"
+        " --congestion <cc>  TCP congestion control of the connections (cubic, bbr, reno...;\n"
+        "                    default: the system's, net.ipv4.tcp_congestion_control)\n"
         " --help             Output this help and exit\n"
         "\n"
         "Exit status: 0, or 1 on any error reply, connection loss or bad option.\n",
@@ -175,6 +177,7 @@ static void fb_parse_args(fb_config *cfg, int argc, char **argv) {
         if (!strcmp(name, "-h")) cfg->host = val;
         else if (!strcmp(name, "-p")) cfg->port = (int)fb_parse_ll(name, val, 1, 65535);
         else if (!strcmp(name, "-s")) cfg->socket_path = val;
+        else if (!strcmp(name, "--congestion")) cfg->congestion = val;
         else if (!strcmp(name, "-c")) cfg->clients = (int)fb_parse_ll(name, val, 1, 100000);
         else if (!strcmp(name, "-n")) cfg->requests = fb_parse_ll(name, val, 1, (long long)1e15);
         else if (!strcmp(name, "-P")) cfg->pipeline = (int)fb_parse_ll(name, val, 1, 1000000);

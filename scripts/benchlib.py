@@ -470,10 +470,21 @@ def parse_bench_csv(text: str) -> list:
 
 
 def client_argv(client: str, binary: str, port: int, test: str, clients: int, pipeline: int, requests: int,
-                value_bytes: int, keyspace: int, pin: bool) -> list:
+                value_bytes: int, keyspace: int, pin: bool, congestion: str | None = None) -> list:
+    """congestion: ferry-bench's --congestion (its sockets' TCP congestion
+    control); None leaves the system's."""
     return pin_prefix("client", pin) + [
         binary, "-h", "127.0.0.1", "-p", str(port), "-c", str(clients), "-n", str(requests),
-        "-P", str(pipeline), "-t", test.lower(), "-d", str(value_bytes), "-r", str(keyspace), "-q", "--csv"]
+        "-P", str(pipeline), "-t", test.lower(), "-d", str(value_bytes), "-r", str(keyspace), "-q", "--csv"] + (
+        ["--congestion", congestion] if congestion else [])
+
+
+def system_congestion() -> str:
+    """net.ipv4.tcp_congestion_control, or "" where it cannot be read."""
+    try:
+        return Path("/proc/sys/net/ipv4/tcp_congestion_control").read_text().strip()
+    except OSError:
+        return ""
 
 
 def run_process(argv: list, timeout: float, label: str) -> dict:
@@ -504,11 +515,13 @@ def run_process(argv: list, timeout: float, label: str) -> dict:
 
 
 def run_client(client: str, binary: str, port: int, test: str, clients: int, pipeline: int, requests: int,
-               value_bytes: int, keyspace: int, pin: bool, timeout: float | None = None) -> dict:
+               value_bytes: int, keyspace: int, pin: bool, timeout: float | None = None,
+               congestion: str | None = None) -> dict:
     """Run one load-generator process; return its parsed row plus 'wall_s'
     and the client's own CPU seconds ('user_s', 'sys_s').
     Raises RuntimeError on failure (exit status, no row, timeout)."""
-    argv = client_argv(client, binary, port, test, clients, pipeline, requests, value_bytes, keyspace, pin)
+    argv = client_argv(client, binary, port, test, clients, pipeline, requests, value_bytes, keyspace, pin,
+                       congestion)
     if timeout is None:
         timeout = 60.0 + requests / 5000.0
     res = run_process(argv, timeout, client)

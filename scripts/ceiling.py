@@ -256,7 +256,7 @@ def measure(name: str, spec: tuple, test: str, args, pin: bool, fb: str) -> dict
         j0 = cpu_jiffies()
         s_user0, s_sys0 = proc_cpu_seconds(srv.pid)
         r = bl.run_client(CLIENT, fb, srv.port, test, args.conns, args.pipeline, args.requests,
-                          args.value_bytes, args.keyspace, pin)
+                          args.value_bytes, args.keyspace, pin, congestion=getattr(args, "client_congestion", None))
         s_user1, s_sys1 = proc_cpu_seconds(srv.pid)
         cores = busy_pct(j0, cpu_jiffies())
         if not srv.alive():
@@ -325,6 +325,9 @@ def add_run_options(ap, retries_default: int) -> None:
     ap.add_argument("--null", default=None,
                     help="null server binary (default build/ferry-null-server or $FERRY_NULL_SERVER)")
     ap.add_argument("--ferry-bench", default=None, help="ferry-bench binary (default build/ferry-bench)")
+    ap.add_argument("--client-congestion", default=None, metavar="CC",
+                    help="TCP congestion control of ferry-bench's sockets (its --congestion; default: the "
+                         "system's net.ipv4.tcp_congestion_control)")
 
 
 def parse_args(argv=None):

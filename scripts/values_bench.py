@@ -19,6 +19,19 @@ the keyspace preloaded with values of the size, one ferry-bench run pinned
 to CPU 1, the server's CPU time over exactly that run, a run disturbed by
 other processes repeated (--max-foreign, --retries).
 
+The client's TCP congestion control: ferry-bench's sockets use cubic
+(--client-congestion; '' leaves the system's), Linux's and Debian's
+default, whatever net.ipv4.tcp_congestion_control says, and the column
+client_cc records it. On this VM the system's is bbr, and BBR's model of a
+loopback path (a round trip of a few microseconds) holds ferry-bench's
+unacknowledged bytes per connection to 16-28 segments, 1-2 MB. A
+100-request batch of 64 KB values (6.4 MB) then leaves ACK-clocked: much of
+it is transmitted from inside the server's reads, on the server's CPU, and
+from two CPUs at once, so the loopback reorders it (spurious fast
+retransmits, DSACKs). Every server is measured with the same client either
+way; under bbr ferry's SET of 64 KB went from 1.0x at P = 16 to 0.81-0.87x
+at P = 100, under cubic 0.98x (see README, "Value sizes").
+
 Keyspace: -r is --keyspace (default 10,000) keys, capped so that keys x size
 stays under --max-working-set-mb (default 128 MB): 2,048 keys of 64 KB,
 8,192 of 16 KB. Every size is out of the CPU caches either way, and the
@@ -64,13 +77,14 @@ from analysis import values  # noqa: E402  (medians, ratios, issue 19's targets)
 
 COLUMNS = ["server", "server_version", "client", "test", "clients", "pipeline", "value_bytes", "keyspace", "run",
            "order", "requests", "rps", "p50_ms", "p99_ms", "server_cpu_us_per_op", "wall_s", "server_user_s",
-           "server_sys_s", "client_user_s", "client_sys_s", "started_utc"]
+           "server_sys_s", "client_user_s", "client_sys_s", "started_utc", "client_cc"]
 SERVERS = ["redis", "ferry", "null-epoll"]
 SIZES = [64, 1024, 4096, 16384, 65536]
 PIPELINES = [1, 16, 100]
 QUICK_SIZES = [1024, 16384]
 QUICK_PIPELINES = [1, 16]
 MIN_CAL_REQUESTS = 10000
+DEFAULT_CLIENT_CC = "cubic"   # see the top: the load generator's own TCP, not the servers', is otherwise measured
 
 
 def int_list(s: str) -> list:
@@ -110,7 +124,7 @@ def make_row(name: str, version: str, pa: argparse.Namespace, test: str, rnd: in
             "server_cpu_us_per_op": bl.fmt_num(cpu, 3), "wall_s": bl.fmt_num(m["wall_s"], 4),
             "server_user_s": bl.fmt_num(m["server_user_s"], 2), "server_sys_s": bl.fmt_num(m["server_sys_s"], 2),
             "client_user_s": bl.fmt_num(m["client_user_s"], 4), "client_sys_s": bl.fmt_num(m["client_sys_s"], 4),
-            "started_utc": m["started_utc"]}
+            "started_utc": m["started_utc"], "client_cc": pa.client_congestion or bl.system_congestion()}
 
 
 # --------------------------------------------------------------------- main
@@ -134,6 +148,7 @@ def parse_args(argv=None):
     ap.add_argument("--max-working-set-mb", type=float, default=128.0,
                     help="cap keyspace x value size at this many MB (default 128)")
     cl.add_run_options(ap, retries_default=1)
+    ap.set_defaults(client_congestion=DEFAULT_CLIENT_CC)
     args = ap.parse_args(argv)
     args.sizes = args.sizes or (QUICK_SIZES if args.quick else SIZES)
     args.pipelines = args.pipelines or (QUICK_PIPELINES if args.quick else PIPELINES)
@@ -200,11 +215,13 @@ def main(argv=None) -> int:
     versions = {n: cl.version_of(n, specs[args.sizes[0]][n][0], ferry_version) for n in names}
     out_dir = Path(args.out)
     out_path = out_dir / "values.csv"
-    bl.log("values: %s; tests %s, sizes %s, P %s, C=%d, %d rounds, %s per run, pinning %s"
+    cc = args.client_congestion or bl.system_congestion()
+    bl.log("values: %s; tests %s, sizes %s, P %s, C=%d, %d rounds, %s per run, pinning %s, client TCP %s "
+           "(the system's: %s)"
            % (", ".join("%s %s" % (n, versions[n]) for n in names), ",".join(args.tests),
               ",".join(map(str, args.sizes)), ",".join(map(str, args.pipelines)), args.conns, args.rounds,
               "%d requests" % args.requests if args.requests else "%.1f s" % args.seconds,
-              bl.pinning_description(pin)))
+              bl.pinning_description(pin), cc, bl.system_congestion()))
     load = cl.wait_until_idle(0.0, sample_s=1.0)
     bl.log("values: machine load over 1 s before the runs: %s%s" % (
         cl.fmt_load(load), "" if all(v < 10.0 for v in load.values())
@@ -222,7 +239,7 @@ def main(argv=None) -> int:
     finally:
         sink.close()
         bl.record_window(out_dir, "values", started, bl.utc_now(), pinning=bl.pinning_description(pin),
-                         rows=sink.count)
+                         rows=sink.count, client_congestion=cc)
     if rows:
         bl.log("\n" + values.make_table("values", values.load(out_path)).md())
     return bl.report_runs("values", sink.count, out_path, progress["t0"], progress["failures"])

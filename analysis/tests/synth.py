@@ -152,7 +152,8 @@ def ceiling_rows(servers=tuple(CEILING_TRUTH), tests=("GET", "SET"), requests=60
 
 VALUES_HEADER = ["server", "server_version", "client", "test", "clients", "pipeline", "value_bytes",
                  "keyspace", "run", "order", "requests", "rps", "p50_ms", "p99_ms", "server_cpu_us_per_op",
-                 "wall_s", "server_user_s", "server_sys_s", "client_user_s", "client_sys_s", "started_utc"]
+                 "wall_s", "server_user_s", "server_sys_s", "client_user_s", "client_sys_s", "started_utc",
+                 "client_cc"]
 VALUES_BASE = {"redis": 100_000, "ferry": 150_000, "null-epoll": 200_000}
 VALUES_P99 = {"redis": 2.0, "ferry": 1.0, "null-epoll": 0.5}
 VALUES_CPU = {"redis": 4.0, "ferry": 2.0, "null-epoll": 1.0}
@@ -196,7 +197,8 @@ def values_rows(tests=("GET", "SET"), sizes=(64, 1024, 4096, 16384, 65536), pipe
                                      "server_cpu_us_per_op": f"{VALUES_CPU[srv] * scale:.3f}",
                                      "wall_s": f"{100_000 / rps:.4f}", "server_user_s": "0.10",
                                      "server_sys_s": "0.20", "client_user_s": "0.1000", "client_sys_s": "0.2000",
-                                     "started_utc": f"2026-11-28T12:{run:02d}:{order:02d}.000000Z"})
+                                     "started_utc": f"2026-11-28T12:{run:02d}:{order:02d}.000000Z",
+                                     "client_cc": "cubic"})
     return rows
 
 
