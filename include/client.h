@@ -215,6 +215,11 @@ int net_listen_tcp(const char *addr, int port, int backlog);
 /* Binds the configured addresses, then closes the old listeners; 0, or -1
  * with no listener left (the caller restores the old port/bind). */
 int net_rebind(void);
+/* bind-source-addr: an outgoing socket fd of this address family (to a
+ * primary, to a cluster node) is bound to that address before it connects,
+ * when one is set and can be bound; otherwise the kernel picks, as Redis's
+ * best effort does (the failure is logged). */
+void net_bind_source(int fd, int family);
 
 /* NUL-terminated copy of a span, truncated to cap-1 (for %s in messages;
  * like Redis's C-string handling it shows bytes up to a NUL). */

@@ -307,6 +307,7 @@ static int connect_to(const char *ip, int port) {
     struct addrinfo *res = NULL;
     if (getaddrinfo(ip, ports, &hints, &res) != 0) return -1;
     int fd = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd >= 0) net_bind_source(fd, res->ai_family);
     if (fd >= 0 && connect(fd, res->ai_addr, res->ai_addrlen) != 0 && errno != EINPROGRESS) {
         close(fd);
         fd = -1;

@@ -824,8 +824,12 @@ void client_start_reading(client *c) {
 
 void (*client_write_barrier)(void) = NULL;
 
+/* Local as redis-server 7.0.15 judges it for the "local" settings: a Unix
+ * socket, or a peer whose address is the text 127.0.0.1 or ::1 (not the
+ * rest of 127/8). */
 int client_is_local(const client *c) {
-    return (c->flags & (CF_FAKE | CF_UNIX_SOCKET)) || !strncmp(c->addr, "127.", 4) || !strncmp(c->addr, "::1:", 4);
+    return (c->flags & (CF_FAKE | CF_UNIX_SOCKET)) || !strncmp(c->addr, "127.0.0.1:", 10) ||
+           !strncmp(c->addr, "::1:", 4);
 }
 
 size_t client_memory_usage(const client *c) {

@@ -20,6 +20,7 @@
 #include "reply.h"
 #include "server.h"
 #include "tls.h"
+#include "zmalloc.h"
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
@@ -127,7 +128,21 @@ static int listen_on(int port, int *fds, int *count, void *tag, const char *kind
         fds[(*count)++] = fd;
         ev_add(srv.el, fd, EV_READABLE, accept_handler, tag);
     }
-    return *count > 0 ? 0 : -1;
+    return *count > 0 || srv.cfg.bind_count == 0 ? 0 : -1; /* bind "": no TCP listener, as Redis */
+}
+
+void net_bind_source(int fd, int family) {
+    char *a = config_get_by_name(&srv.cfg, "bind-source-addr");
+    if (a && a[0]) {
+        struct addrinfo hints = {.ai_family = family, .ai_socktype = SOCK_STREAM,
+                                 .ai_flags = AI_NUMERICHOST | AI_PASSIVE}, *res = NULL;
+        int rc = getaddrinfo(a, NULL, &hints, &res);
+        if (rc != 0) server_log(LOG_NOTICE_, "bind-source-addr %s: %s", a, gai_strerror(rc));
+        else if (bind(fd, res->ai_addr, res->ai_addrlen) != 0)
+            server_log(LOG_NOTICE_, "bind-source-addr %s: %s", a, strerror(errno));
+        if (res) freeaddrinfo(res);
+    }
+    zfree(a);
 }
 
 int net_listen_all(void) {

@@ -4,6 +4,9 @@
  * network by accident. Redis 7.0 refuses every non-loopback peer while
  * protected-mode is yes and the default user has no password, with a
  * DENIED reply that explains the fix; net.c calls this at accept time.
+ * "Loopback" is what redis-server 7.0.15 compares the peer's address text
+ * with: 127.0.0.1 and ::1 only (a client from 127.0.0.2, which Linux also
+ * routes over lo, is refused), and Unix sockets.
  */
 #include "protmode.h"
 #include <netinet/in.h>
@@ -29,7 +32,7 @@ int peer_is_loopback(const struct sockaddr_storage *peer) {
     if (peer->ss_family == AF_UNIX) return 1;
     if (peer->ss_family == AF_INET) {
         const struct sockaddr_in *s = (const struct sockaddr_in *)peer;
-        return (ntohl(s->sin_addr.s_addr) >> 24) == 127;
+        return ntohl(s->sin_addr.s_addr) == INADDR_LOOPBACK; /* 127.0.0.1 only: 7.0.15 refuses 127.0.0.2 */
     }
     if (peer->ss_family == AF_INET6) {
         const struct sockaddr_in6 *s = (const struct sockaddr_in6 *)peer;

@@ -319,6 +319,7 @@ static void connect_master(void) {
     for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next) {
         fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         if (fd < 0) continue;
+        net_bind_source(fd, ai->ai_family);
         if (connect(fd, ai->ai_addr, ai->ai_addrlen) != 0 && errno != EINPROGRESS) {
             close(fd);
             fd = -1;

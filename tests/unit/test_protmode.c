@@ -36,8 +36,9 @@ static struct sockaddr_storage v6(const char *ip)
 
 Test(protmode, loopback_addresses)
 {
-    const char *yes4[] = {"127.0.0.1", "127.1.2.3", "127.255.255.255"};
-    const char *no4[] = {"192.0.2.2", "10.0.0.1", "0.0.0.0", "128.0.0.1", "126.255.255.255"};
+    const char *yes4[] = {"127.0.0.1"};
+    const char *no4[] = {"192.0.2.2", "10.0.0.1", "0.0.0.0", "128.0.0.1", "126.255.255.255",
+                         "127.0.0.2", "127.1.2.3", "127.255.255.255"}; /* 7.0.15 compares the text 127.0.0.1 */
     for (size_t i = 0; i < sizeof yes4 / sizeof *yes4; i++) {
         struct sockaddr_storage a = v4(yes4[i]);
         cr_assert(peer_is_loopback(&a), "%s", yes4[i]);
