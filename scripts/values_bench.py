@@ -29,8 +29,8 @@ unacknowledged bytes per connection to 16-28 segments, 1-2 MB. A
 it is transmitted from inside the server's reads, on the server's CPU, and
 from two CPUs at once, so the loopback reorders it (spurious fast
 retransmits, DSACKs). Every server is measured with the same client either
-way; under bbr ferry's SET of 64 KB went from 1.0x at P = 16 to 0.81-0.87x
-at P = 100, under cubic 0.98x (see README, "Value sizes").
+way; under bbr ferry's SET of 64 KB at P = 100 made 0.81-0.87 of its P = 16
+rate, under cubic 0.98 (see README, "Value sizes").
 
 Keyspace: -r is --keyspace (default 10,000) keys, capped so that keys x size
 stays under --max-working-set-mb (default 128 MB): 2,048 keys of 64 KB,

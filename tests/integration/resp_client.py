@@ -225,10 +225,11 @@ def to_python(v):
 class RawClient:
     """A blocking socket client that sends raw bytes and reads the exact
     bytes of complete replies. Every read has a deadline. With `unix` (a
-    path) it connects to that Unix socket instead of host:port."""
+    path) it connects to that Unix socket instead of host:port; with
+    `source` (an address) its TCP connection leaves from that address."""
 
     def __init__(self, port: int = 0, host: str = "127.0.0.1", timeout: float = DEFAULT_TIMEOUT,
-                 unix: str | None = None):
+                 unix: str | None = None, source: str | None = None):
         self.port = unix or port  # what error messages name
         self.host = host
         self.timeout = timeout
@@ -243,7 +244,8 @@ class RawClient:
                 self.sock.close()
                 raise
         else:
-            self.sock = socket.create_connection((host, port), timeout=timeout)
+            self.sock = socket.create_connection((host, port), timeout=timeout,
+                                                 source_address=(source, 0) if source else None)
             self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     # -- sending

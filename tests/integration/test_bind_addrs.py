@@ -90,19 +90,10 @@ def test_unusable_bind_source_addr_still_replicates(nodes):  # noqa: F811
 
 
 def ask_from(port: int, src: str, request: bytes) -> bytes:
-    """The first reply line to request, sent from source address src."""
-    with socket.socket() as c:
-        c.settimeout(5)
-        c.bind((src, 0))
-        c.connect(("127.0.0.1", port))
-        c.sendall(request)
-        data = b""
-        while not data.endswith(b"\r\n"):
-            chunk = c.recv(4096)
-            if not chunk:
-                break
-            data += chunk
-        return data
+    """The reply to request, sent from source address src."""
+    with RawClient(port, timeout=5, source=src) as c:
+        c.send(request)
+        return c.read_reply()
 
 
 @pytest.mark.skipif(not loopback_alias_usable(), reason="127.0.0.2 is not usable here")
